@@ -1,0 +1,12 @@
+// pecheck verify: placeholder registration, replaced by the issue that builds this command.
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+
+namespace pecheck::cli {
+
+void register_verify(CLI::App& app, Runner& run) {
+  auto* sub = app.add_subcommand("verify", "(not built yet)");
+  sub->callback([&run] { run = [] () -> int { throw UsageError("'verify' is not built yet"); }; });
+}
+
+}  // namespace pecheck::cli
