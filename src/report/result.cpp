@@ -1,0 +1,126 @@
+#include "report/result.hpp"
+
+#include <cmath>
+#include <cstdio>
+
+namespace pecheck::report {
+
+namespace {
+constexpr CheckStatus kAll[] = {CheckStatus::Pass,    CheckStatus::Fail,    CheckStatus::Skipped,
+                                CheckStatus::Unknown, CheckStatus::Timeout, CheckStatus::Error};
+
+std::string special(double v) {
+  if (std::isnan(v)) return "nan";
+  return v < 0 ? "-inf" : "inf";
+}
+}  // namespace
+
+std::string_view to_string(CheckStatus s) {
+  switch (s) {
+    case CheckStatus::Pass: return "pass";
+    case CheckStatus::Fail: return "fail";
+    case CheckStatus::Skipped: return "skipped";
+    case CheckStatus::Unknown: return "unknown";
+    case CheckStatus::Timeout: return "timeout";
+    case CheckStatus::Error: return "error";
+  }
+  return "error";
+}
+
+std::optional<CheckStatus> check_status_from_string(std::string_view s) {
+  for (CheckStatus c : kAll) {
+    if (to_string(c) == s) return c;
+  }
+  return std::nullopt;
+}
+
+std::optional<Verdict> to_verdict(CheckStatus s) {
+  switch (s) {
+    case CheckStatus::Pass: return Verdict::Pass;
+    case CheckStatus::Fail: return Verdict::Counterexample;
+    case CheckStatus::Skipped: return std::nullopt;
+    case CheckStatus::Unknown: return Verdict::Unknown;
+    case CheckStatus::Timeout: return Verdict::Timeout;
+    case CheckStatus::Error: return Verdict::Error;
+  }
+  return Verdict::Error;
+}
+
+CheckStatus from_verdict(Verdict v) {
+  switch (v) {
+    case Verdict::Pass: return CheckStatus::Pass;
+    case Verdict::Counterexample: return CheckStatus::Fail;
+    case Verdict::Unknown: return CheckStatus::Unknown;
+    case Verdict::Timeout: return CheckStatus::Timeout;
+    case Verdict::Error: return CheckStatus::Error;
+  }
+  return CheckStatus::Error;
+}
+
+bool VerifyResult::passed() const {
+  for (const auto& c : checks) {
+    if (c.status != CheckStatus::Pass && c.status != CheckStatus::Skipped) return false;
+  }
+  return true;
+}
+
+std::string_view VerifyResult::verdict() const { return passed() ? "pass" : "fail"; }
+
+std::int64_t VerifyResult::ran() const {
+  return static_cast<std::int64_t>(checks.size()) - count(CheckStatus::Skipped);
+}
+
+std::int64_t VerifyResult::count(CheckStatus s) const {
+  std::int64_t n = 0;
+  for (const auto& c : checks) n += c.status == s ? 1 : 0;
+  return n;
+}
+
+const CheckResult* VerifyResult::find(std::string_view check_name) const {
+  for (const auto& c : checks) {
+    if (c.name == check_name) return &c;
+  }
+  return nullptr;
+}
+
+int VerifyResult::exit_status() const {
+  return passed() ? exit_code::ok : exit_code::counterexample;
+}
+
+std::string format_real(double v) {
+  if (!std::isfinite(v)) return special(v);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.9g", v);
+  return buf;
+}
+
+std::string format_hex(double v) {
+  if (!std::isfinite(v)) return special(v);
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%a", v);
+  return buf;
+}
+
+std::string format_hex(float v) { return format_hex(static_cast<double>(v)); }
+
+std::string format_arg(const ArgValue& v) {
+  struct Visit {
+    std::string operator()(std::monostate) const { return "null"; }
+    std::string operator()(std::int64_t i) const { return std::to_string(i); }
+    std::string operator()(double d) const { return format_real(d); }
+    std::string operator()(const std::string& s) const { return s; }
+    std::string operator()(const std::vector<std::int64_t>& xs) const {
+      std::string out = "[";
+      for (std::size_t i = 0; i < xs.size(); ++i) out += (i ? ", " : "") + std::to_string(xs[i]);
+      return out + "]";
+    }
+    std::string operator()(const std::vector<double>& xs) const {
+      std::string out = "[";
+      for (std::size_t i = 0; i < xs.size(); ++i) out += (i ? ", " : "") + format_real(xs[i]);
+      return out + "]";
+    }
+  };
+  return std::visit(Visit{}, v);
+}
+
+}  // namespace pecheck::report
