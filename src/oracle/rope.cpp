@@ -1,0 +1,416 @@
+// RoPE oracle: exact angle, cos/sin, rotated pairs; MPFR helpers and the Ziv loop
+// (spec/contracts.md PREC-ORACLE-1..3).
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "core/error.hpp"
+#include "oracle/mp_internal.hpp"
+
+namespace pecheck::oracle {
+
+double Rounded::in(Format f) const {
+  switch (f) {
+    case Format::F64: return f64;
+    case Format::F32: return f32;
+    case Format::BF16: return bf16;
+    case Format::F16: return f16;
+  }
+  return f64;
+}
+
+namespace mp {
+
+double round_mp(mpfr_srcptr x, Format f) {
+  if (mpfr_nan_p(x)) return std::numeric_limits<double>::quiet_NaN();
+  if (mpfr_inf_p(x)) return mpfr_sgn(x) > 0 ? HUGE_VAL : -HUGE_VAL;
+  if (mpfr_zero_p(x)) return mpfr_signbit(x) ? -0.0 : 0.0;
+  const FormatInfo& fi = format_info(f);
+  long e = static_cast<long>(mpfr_get_exp(x)) - 1;  // x = m 2^(e+1), m in [1/2, 1)
+  if (e < fi.emin) e = fi.emin;
+  if (e > fi.emax + 1) {  // beyond the format even after rounding
+    return mpfr_sgn(x) > 0 ? HUGE_VAL : -HUGE_VAL;
+  }
+  const long q = e - fi.precision + 1;  // exponent of the quantum
+  Mp t(mpfr_get_prec(x) > 64 ? mpfr_get_prec(x) : 64);
+  mpfr_mul_2si(t, x, -q, MPFR_RNDN);  // exact
+  mpfr_roundeven(t, t);               // nearest integer, ties to even: exact at this precision
+  const double r = std::ldexp(mpfr_get_d(t, MPFR_RNDN), static_cast<int>(q));  // exact
+  if (std::fabs(r) > fi.max_finite) return std::copysign(HUGE_VAL, r);
+  if (r == 0) return mpfr_signbit(x) ? -0.0 : 0.0;
+  return r;
+}
+
+bool ziv_round_mp(mpfr_srcptr x, mpfr_srcptr err, Format f, double& out) {
+  const mpfr_prec_t p = mpfr_get_prec(x) + 8;
+  Mp lo(p), hi(p);
+  mpfr_sub(lo, x, err, MPFR_RNDD);
+  mpfr_add(hi, x, err, MPFR_RNDU);
+  const double a = round_mp(lo, f);
+  const double b = round_mp(hi, f);
+  if (a != b || std::signbit(a) != std::signbit(b) || std::isnan(a)) return false;
+  out = a;
+  return true;
+}
+
+DoubleDouble to_dd(mpfr_srcptr x) {
+  const double hi = mpfr_get_d(x, MPFR_RNDN);
+  if (!std::isfinite(hi) || hi == 0) return {hi, 0};
+  Mp r(mpfr_get_prec(x) + 64);
+  mpfr_sub_d(r, x, hi, MPFR_RNDN);  // exact
+  return {hi, mpfr_get_d(r, MPFR_RNDN)};
+}
+
+Rounded round_exact(double x) {
+  Rounded r;
+  r.f64 = x;
+  r.f32 = static_cast<float>(round_to(x, Format::F32));
+  r.bf16 = static_cast<float>(round_to(x, Format::BF16));
+  r.f16 = static_cast<float>(round_to(x, Format::F16));
+  return r;
+}
+
+}  // namespace mp
+
+namespace {
+
+using mp::Mp;
+
+constexpr mpfr_prec_t kFastPrec = 128;
+// Absolute error of the fast-path cos/sin double-doubles (PREC-ORACLE-1): MPFR's correctly
+// rounded 128-bit value of cos(theta~) (<= 2^-129), the angle's error (<= 2^-140 by the
+// precision rule in Frequency::angle), and the conversion to double-double (<= 2^-106).
+constexpr double kTrigErr = 0x1p-104;
+
+void check_query(const AngleQuery& q) {
+  if (!std::isfinite(q.position_scale)) {
+    throw InvalidArgument("PREC-BAD-1", "position_scale is not finite");
+  }
+  if (q.position > (std::int64_t{1} << 53) || q.position < -(std::int64_t{1} << 53)) {
+    throw InvalidArgument("PREC-BAD-1", "|position| exceeds 2^53");
+  }
+  const auto& f = q.freq;
+  if (f.kind == RopeFrequency::Kind::Given) {
+    if (!std::isfinite(f.given)) throw InvalidArgument("PREC-BAD-1", "inverse frequency is not finite");
+  } else {
+    if (!(f.base > 1) || !std::isfinite(f.base)) {
+      throw InvalidArgument("PREC-BAD-1", "base must be finite and > 1");
+    }
+    if (f.rotary_dim < 2 || f.rotary_dim % 2 != 0 || f.index < 0 || 2 * f.index >= f.rotary_dim) {
+      throw InvalidArgument("PREC-BAD-1", "frequency index outside [0, rotary_dim/2)");
+    }
+  }
+}
+
+// The inverse frequency at a precision that makes the angle's absolute error <= 2^-(w+12) for
+// |position * scale| <= 2^ps_exp:
+//   Power: e = -2i/d rounded to pf bits (|de| <= 2^-pf), f = pow(base, e) rounded to pf bits;
+//   relative error of f <= 2^-pf (1 + |ln base|) <= 2^(11-pf) since ln(base) < 710 for a double
+//   base; |theta| = |p s| f <= 2^ps_exp (f <= 1), so pf = w + 24 + ps_exp suffices.
+//   Given: exact (53 bits).
+struct Frequency {
+  Frequency(const RopeFrequency& rf, mpfr_prec_t w, long ps_exp)
+      : pf(rf.kind == RopeFrequency::Kind::Given ? 64 : w + 24 + (ps_exp > 0 ? ps_exp : 0)),
+        value(pf) {
+    if (rf.kind == RopeFrequency::Kind::Given) {
+      mpfr_set_d(value, rf.given, MPFR_RNDN);
+      exact = true;
+    } else {
+      Mp e(pf), b(64);
+      mpfr_set_si(e, -2 * rf.index, MPFR_RNDN);
+      mpfr_div_si(e, e, rf.rotary_dim, MPFR_RNDN);
+      mpfr_set_d(b, rf.base, MPFR_RNDN);
+      mpfr_pow(value, b, e, MPFR_RNDN);
+      exact = rf.index == 0;
+    }
+  }
+  // theta = p * s * f: p*s is exact in 128 bits (64 + 53), and the product with f exactly in
+  // pf + 128 bits, so theta's only error is f's. cos/sin are MPFR's, correctly rounded to w bits.
+  void angle(std::int64_t position, double scale, mpfr_prec_t w, mpfr_ptr theta, mpfr_ptr c,
+             mpfr_ptr s) const {
+    Mp ps(128);
+    mpfr_set_si(ps, static_cast<long>(position), MPFR_RNDN);
+    mpfr_mul_d(ps, ps, scale, MPFR_RNDN);
+    mpfr_set_prec(theta, pf + 128);
+    mpfr_mul(theta, ps, value, MPFR_RNDN);
+    mpfr_set_prec(c, w);
+    mpfr_set_prec(s, w);
+    mpfr_sin_cos(s, c, theta, MPFR_RNDN);
+  }
+  mpfr_prec_t pf;
+  Mp value;
+  bool exact = false;
+};
+
+long ps_exponent(std::int64_t position, double scale) {
+  const double ps = std::fabs(static_cast<double>(position) * scale);
+  if (ps == 0 || !std::isfinite(ps)) return 0;
+  return std::ilogb(ps) + 2;
+}
+
+void exact_angle(const AngleQuery& q, mpfr_prec_t w, mpfr_ptr theta, mpfr_ptr c, mpfr_ptr s) {
+  Frequency f(q.freq, w, ps_exponent(q.position, q.position_scale));
+  f.angle(q.position, q.position_scale, w, theta, c, s);
+}
+
+RopeAngle angle_from(const AngleQuery& q, const Frequency& f) {
+  RopeAngle a;
+  Mp theta(64), c(kFastPrec), s(kFastPrec);
+  f.angle(q.position, q.position_scale, kFastPrec, theta, c, s);
+  a.angle = mp::to_dd(theta);
+  a.cos = mp::to_dd(c);
+  a.sin = mp::to_dd(s);
+  a.freq = mp::to_dd(f.value);
+  return a;
+}
+
+void fill_rounded(const AngleQuery& q, RopeAngle& a) {
+  int esc = 0;
+  if (a.angle.hi == 0) {
+    a.angle_rounded = mp::round_exact(0.0);
+    a.cos_rounded = mp::round_exact(1.0);
+    a.sin_rounded = mp::round_exact(0.0);
+    return;
+  }
+  auto theta_at = [&](mpfr_prec_t w, mpfr_ptr out, mpfr_ptr err) {
+    Mp c(w), s(w);
+    exact_angle(q, w, out, c, s);
+    mpfr_abs(err, out, MPFR_RNDU);
+    mpfr_mul_2si(err, err, -static_cast<long>(w), MPFR_RNDU);
+  };
+  auto trig_at = [&](bool want_cos) {
+    return [&q, want_cos](mpfr_prec_t w, mpfr_ptr out, mpfr_ptr err) {
+      Mp theta(64), c(w), s(w);
+      exact_angle(q, w, theta, c, s);
+      mpfr_set(out, want_cos ? c.get() : s.get(), MPFR_RNDN);
+      mpfr_set_ui_2exp(err, 1, -static_cast<long>(w), MPFR_RNDU);
+    };
+  };
+  a.angle_rounded = mp::decide_all(a.angle, std::ldexp(std::fabs(a.angle.hi), -100), theta_at, esc);
+  a.cos_rounded = mp::decide_all(a.cos, kTrigErr, trig_at(true), esc);
+  a.sin_rounded = mp::decide_all(a.sin, kTrigErr, trig_at(false), esc);
+}
+
+// Error of the double-double rotation (PREC-ORACLE-2): cos/sin off by <= 2^-104 each, so
+// |xa| 2^-104 + |xb| 2^-104; mul_d and sub add <= 2^-104 (|xa c| + |xb s|) <= 2^-104 M.
+// Total <= 2^-103 M; we use 2^-101 M (margin for the second-order terms).
+double pair_err(double xa, double xb) { return std::ldexp(std::fabs(xa) + std::fabs(xb), -101); }
+
+struct PairOut {
+  DoubleDouble ya, yb;
+};
+
+PairOut rotate_dd(const RopeAngle& a, double xa, double xb) {
+  PairOut o;
+  o.ya = dd::sub(dd::mul_d(xa, a.cos), dd::mul_d(xb, a.sin));
+  o.yb = dd::add(dd::mul_d(xb, a.cos), dd::mul_d(xa, a.sin));
+  return o;
+}
+
+// The element recomputed at w bits: y = xa c - xb s (first) or xb c + xa s, products exact,
+// sum rounded at w + 128 bits; error <= M 2^-w + |y| 2^-(w+128) <= M 2^-(w-1).
+auto recompute_pair(const AngleQuery& q, double xa, double xb, bool first) {
+  return [&q, xa, xb, first](mpfr_prec_t w, mpfr_ptr out, mpfr_ptr err) {
+    Mp theta(64), c(w), s(w), t1(w + 64), t2(w + 64);
+    exact_angle(q, w, theta, c, s);
+    if (first) {
+      mpfr_mul_d(t1, c, xa, MPFR_RNDN);
+      mpfr_mul_d(t2, s, xb, MPFR_RNDN);
+      mpfr_sub(out, t1, t2, MPFR_RNDN);
+    } else {
+      mpfr_mul_d(t1, c, xb, MPFR_RNDN);
+      mpfr_mul_d(t2, s, xa, MPFR_RNDN);
+      mpfr_add(out, t1, t2, MPFR_RNDN);
+    }
+    mpfr_set_d(err, std::fabs(xa), MPFR_RNDU);
+    mpfr_add_d(err, err, std::fabs(xb), MPFR_RNDU);
+    mpfr_mul_2si(err, err, -static_cast<long>(w) + 1, MPFR_RNDU);
+  };
+}
+
+// Non-finite inputs (PREC-BAD-2): the IEEE double evaluation on the exact cos/sin.
+bool special_pair(const RopeAngle& a, double xa, double xb, PairOut& o) {
+  if (std::isfinite(xa) && std::isfinite(xb)) return false;
+  if (a.angle.hi == 0) {
+    o.ya = {xa, 0};
+    o.yb = {xb, 0};
+    return true;
+  }
+  o.ya = {xa * a.cos.hi - xb * a.sin.hi, 0};
+  o.yb = {xb * a.cos.hi + xa * a.sin.hi, 0};
+  return true;
+}
+
+}  // namespace
+
+RopeAngle rope_angle(const AngleQuery& q) {
+  check_query(q);
+  Frequency f(q.freq, kFastPrec, ps_exponent(q.position, q.position_scale));
+  RopeAngle a = angle_from(q, f);
+  fill_rounded(q, a);
+  return a;
+}
+
+RopePairResult rope_pair(const AngleQuery& q, double xa, double xb) {
+  RopePairResult r;
+  r.angle = rope_angle(q);
+  PairOut o;
+  if (special_pair(r.angle, xa, xb, o) || r.angle.angle.hi == 0) {
+    if (r.angle.angle.hi == 0 && std::isfinite(xa) && std::isfinite(xb)) o = {{xa, 0}, {xb, 0}};
+    r.ya = o.ya;
+    r.yb = o.yb;
+    r.ya_rounded = mp::round_exact(o.ya.hi);
+    r.yb_rounded = mp::round_exact(o.yb.hi);
+    return r;
+  }
+  o = rotate_dd(r.angle, xa, xb);
+  r.ya = o.ya;
+  r.yb = o.yb;
+  if (xa == 0 && xb == 0) {
+    r.ya_rounded = mp::round_exact(0.0);
+    r.yb_rounded = mp::round_exact(0.0);
+    return r;
+  }
+  const double err = pair_err(xa, xb);
+  r.ya_rounded = mp::decide_all(o.ya, err, recompute_pair(q, xa, xb, true), r.escalations);
+  r.yb_rounded = mp::decide_all(o.yb, err, recompute_pair(q, xa, xb, false), r.escalations);
+  return r;
+}
+
+namespace {
+
+void check_block(const pec_rope_args& a, const float* x, bool need_x = true) {
+  const char* c = "PREC-BAD-4";
+  if (a.n_tokens < 0 || a.n_heads < 1 || a.head_dim < 2) throw InvalidArgument(c, "bad RoPE block shape");
+  if (a.rotary_dim < 2 || a.rotary_dim % 2 != 0 || a.rotary_dim > a.head_dim) {
+    throw InvalidArgument(c, "rotary_dim must be even with 2 <= rotary_dim <= head_dim");
+  }
+  if (a.layout != PEC_ROPE_NEOX && a.layout != PEC_ROPE_GPTJ) throw InvalidArgument(c, "unknown RoPE layout");
+  if (!(a.theta_base > 1) || !std::isfinite(a.theta_base)) throw InvalidArgument(c, "theta_base must be finite and > 1");
+  if (!(a.position_scale > 0) || !std::isfinite(a.position_scale)) {
+    throw InvalidArgument(c, "position_scale must be finite and > 0");
+  }
+  if (a.n_tokens > 0 && (a.positions == nullptr || (need_x && x == nullptr))) throw InvalidArgument(c, "null array");
+  for (std::int64_t t = 0; t < a.n_tokens; ++t) {
+    if (a.positions[t] < 0 || a.positions[t] >= (std::int64_t{1} << 31)) {
+      throw InvalidArgument(c, "position " + std::to_string(a.positions[t]) + " outside [0, 2^31)");
+    }
+  }
+  if (a.inv_freq != nullptr) {
+    for (std::int64_t i = 0; i < a.rotary_dim / 2; ++i) {
+      if (!std::isfinite(a.inv_freq[i])) throw InvalidArgument(c, "inv_freq entry is not finite");
+    }
+  }
+}
+
+RopeFrequency block_freq(const pec_rope_args& a, std::int64_t i) {
+  if (a.inv_freq != nullptr) return RopeFrequency::exact(a.inv_freq[i]);
+  return RopeFrequency::power(a.theta_base, i, a.rotary_dim);
+}
+
+// Angles of a block: each frequency once (at the precision the largest position needs), then
+// each (token, frequency) angle once.
+std::vector<RopeAngle> block_angles(const pec_rope_args& a) {
+  const std::int64_t half = a.rotary_dim / 2;
+  std::int64_t pmax = 0;
+  for (std::int64_t t = 0; t < a.n_tokens; ++t) pmax = std::max(pmax, a.positions[t]);
+  const long ps_exp = ps_exponent(pmax, a.position_scale);
+  std::vector<RopeAngle> out(static_cast<std::size_t>(a.n_tokens * half));
+  for (std::int64_t i = 0; i < half; ++i) {
+    const AngleQuery base{0, a.position_scale, block_freq(a, i)};
+    Frequency f(base.freq, kFastPrec, ps_exp);
+    for (std::int64_t t = 0; t < a.n_tokens; ++t) {
+      AngleQuery q = base;
+      q.position = a.positions[t];
+      out[static_cast<std::size_t>(t * half + i)] = angle_from(q, f);
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<RopeAngle> rope_block_angles(const pec_rope_args& args) {
+  check_block(args, nullptr, false);
+  std::vector<RopeAngle> v = block_angles(args);
+  const std::int64_t half = args.rotary_dim / 2;
+  for (std::int64_t t = 0; t < args.n_tokens; ++t) {
+    for (std::int64_t i = 0; i < half; ++i) {
+      fill_rounded({args.positions[t], args.position_scale, block_freq(args, i)},
+                   v[static_cast<std::size_t>(t * half + i)]);
+    }
+  }
+  return v;
+}
+
+BlockStats rope_block(const pec_rope_args& args, const float* x, Format target, float* rounded,
+                      double* exact_f64) {
+  check_block(args, x);
+  if (target == Format::F64 && rounded != nullptr) {
+    throw InvalidArgument("PREC-BAD-4", "for the f64 target use exact_f64 (rounded is float)");
+  }
+  BlockStats st;
+  const std::vector<RopeAngle> angles = block_angles(args);
+  st.angles = static_cast<std::int64_t>(angles.size());
+  const std::int64_t half = args.rotary_dim / 2, hd = args.head_dim;
+  int esc = 0;
+  auto emit = [&](std::size_t idx, DoubleDouble v, double err, const AngleQuery& q, double xa,
+                  double xb, bool first, bool exact) {
+    if (exact) {
+      if (rounded) rounded[idx] = static_cast<float>(round_to(v.hi, target));
+      if (exact_f64) exact_f64[idx] = v.hi;
+      return;
+    }
+    auto rc = recompute_pair(q, xa, xb, first);
+    if (rounded) rounded[idx] = static_cast<float>(mp::decide(v, err, target, rc, esc));
+    if (exact_f64) exact_f64[idx] = mp::decide(v, err, Format::F64, rc, esc);
+  };
+  for (std::int64_t t = 0; t < args.n_tokens; ++t) {
+    for (std::int64_t h = 0; h < args.n_heads; ++h) {
+      const std::size_t row = static_cast<std::size_t>((t * args.n_heads + h) * hd);
+      for (std::int64_t i = 0; i < half; ++i) {
+        const RopeAngle& an = angles[static_cast<std::size_t>(t * half + i)];
+        const std::int64_t la = args.layout == PEC_ROPE_NEOX ? i : 2 * i;
+        const std::int64_t lb = args.layout == PEC_ROPE_NEOX ? i + half : 2 * i + 1;
+        const double xa = x[row + la], xb = x[row + lb];
+        const AngleQuery q{args.positions[t], args.position_scale, block_freq(args, i)};
+        PairOut o;
+        bool exact = special_pair(an, xa, xb, o);
+        if (!exact && (an.angle.hi == 0 || (xa == 0 && xb == 0))) {
+          o = an.angle.hi == 0 ? PairOut{{xa, 0}, {xb, 0}} : PairOut{{0, 0}, {0, 0}};
+          exact = true;
+        }
+        if (!exact) o = rotate_dd(an, xa, xb);
+        const double err = pair_err(xa, xb);
+        emit(row + la, o.ya, err, q, xa, xb, true, exact);
+        emit(row + lb, o.yb, err, q, xa, xb, false, exact);
+      }
+      for (std::int64_t l = args.rotary_dim; l < hd; ++l) {
+        const double v = x[row + l];
+        if (rounded) rounded[row + l] = static_cast<float>(round_to(v, target));
+        if (exact_f64) exact_f64[row + l] = v;
+      }
+    }
+  }
+  st.elements = args.n_tokens * args.n_heads * hd;
+  st.escalations = esc;
+  return st;
+}
+
+AngleDecimal rope_angle_decimal(const AngleQuery& q, int digits) {
+  check_query(q);
+  if (digits < 1 || digits > 10000) throw InvalidArgument("PREC-BAD-1", "digits outside [1, 10000]");
+  const mpfr_prec_t w = static_cast<mpfr_prec_t>(digits) * 4 + 64;
+  Mp theta(64), c(w), s(w);
+  exact_angle(q, w, theta, c, s);
+  auto str = [digits](mpfr_srcptr v) {
+    std::vector<char> buf(static_cast<std::size_t>(digits) + 64);
+    mpfr_snprintf(buf.data(), buf.size(), "%.*Re", digits - 1, v);
+    return std::string(buf.data());
+  };
+  return {str(theta), str(c), str(s)};
+}
+
+}  // namespace pecheck::oracle
