@@ -1,0 +1,63 @@
+// Plain-data call plans shared by the SIMD library's per-instruction-set translation units
+// and the CUDA host wrapper. No standard-library types here: the per-ISA units compile this
+// with AVX2 / AVX-512 flags and must not instantiate shared templates (see shared/hd.hpp).
+#pragma once
+
+#include <stdint.h>
+
+namespace pecheck::kernels {
+
+// Return codes of the pec_* functions of pecheck_simd and pecheck_cuda (0 = success).
+enum Status : int {
+  kOk = 0,
+  kInvalidArgument = 1,   // the call violates its ABI domain clause (spec/abi.md)
+  kPathUnavailable = 2,   // PECHECK_SIMD names a path this CPU lacks, or an unknown path
+  kOutOfMemory = 3,       // scratch or device memory could not be allocated
+  kNoDevice = 4,          // pecheck_cuda: no CUDA device, or a CUDA call failed
+};
+
+struct RopePlan {
+  int64_t n_tokens, n_heads, head_dim, rotary_dim, half;
+  int64_t half_pad;        // half rounded up to a multiple of 16 (the widest vector)
+  int32_t layout;          // 0 NEOX, 1 GPTJ
+  double scale;            // position_scale
+  const int64_t* positions;
+  const double* f_hi;      // f_i = f_hi[i] + f_lo[i] (double-double), half_pad entries,
+  const double* f_lo;      //   zero beyond half
+  double f_absmax;         // max_i |f_hi[i]|
+  bool stream;             // use streaming (non-temporal) stores for y
+};
+
+struct AlibiPlan {
+  int64_t n_heads, n_q, n_k;
+  bool causal;
+  const double* slopes;    // n_heads
+  const int64_t* q_pos;
+  const double* k_pos_d;   // k_pos converted to double (exact), n_k entries
+};
+
+struct T5Plan {
+  int64_t n_heads, n_q, n_k;
+  bool bidirectional;
+  int64_t half_buckets, max_exact, n_thresholds;
+  const int64_t* thresholds;  // n_thresholds increasing integers (shared/t5_arith.hpp)
+  const float* table_t;       // transposed table: [n_heads][num_buckets]
+  int64_t num_buckets;
+  const int64_t* q_pos;
+  const int64_t* k_pos;
+};
+
+struct SinusoidalPlan {
+  int64_t n_tokens, d_model, half, half_pad;
+  const int64_t* positions;
+  const double* f_hi;
+  const double* f_lo;
+  double f_absmax;
+};
+
+// Host quad-precision cos/sin of position*scale*(f_hi[i]+f_lo[i]) for i < n, rounded to
+// float: the path for angles beyond rope_const::kMaxFastAngle (src/kernels/common/prep.cpp).
+void sincos_quad_row(double position, double scale, const double* f_hi, const double* f_lo,
+                     int64_t n, float* c, float* s);
+
+}  // namespace pecheck::kernels

@@ -1,0 +1,38 @@
+// Host-side preparation shared by pecheck_simd and pecheck_cuda: validation of the ABI
+// domain clauses (spec/abi.md), frequencies in double-double, T5 thresholds, ALiBi slopes.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/common/plans.hpp"
+#include "pecheck_kernel.h"
+
+namespace pecheck::kernels {
+
+// Domain checks (ABI-ROPE-1, ABI-ALIBI-1, ABI-T5-1, ABI-SIN-1, ABI-LEARN-1, ABI-GEN-3).
+// True when the call is valid; nothing is written by them.
+bool valid_rope(const pec_rope_args* a, const float* x, const float* y);
+bool valid_alibi(const pec_alibi_args* a, const float* scores);
+bool valid_t5(const pec_t5_args* a, const float* bias);
+bool valid_sinusoidal(const pec_sinusoidal_args* a, const float* out);
+bool valid_learned(const pec_learned_args* a, const float* out);
+
+// f_i = base^(-2i/dim) for i < dim/2 (or the float table when given), as double-double
+// hi + lo, padded with zeros to `pad` entries. Computed in quad precision (libquadmath),
+// cached per thread for the last (base, dim).
+struct FreqTable {
+  std::vector<double> hi, lo;
+  double absmax = 0.0;
+};
+void freq_table(double base, int64_t dim, const float* inv_freq, int64_t pad, FreqTable& out);
+
+// Integer thresholds of the logarithmic T5 buckets (shared/t5_arith.hpp).
+std::vector<int64_t> t5_thresholds(int64_t half_buckets, int64_t max_exact, int64_t max_distance);
+
+// ALiBi slope of head h: 2^(num/den) from shared/alibi_arith.hpp, in double.
+double alibi_slope(int64_t n_heads, int64_t h);
+
+inline int64_t round_up(int64_t n, int64_t m) { return (n + m - 1) / m * m; }
+
+}  // namespace pecheck::kernels

@@ -1,0 +1,47 @@
+// AVX2 + FMA path (x86-64-v3): 8 floats / 4 doubles per vector. Compiled with
+// -march=x86-64-v3 (this file only); reached only when the CPU has AVX2, FMA, BMI2, F16C.
+#include <immintrin.h>
+
+#include <cstring>
+
+#include "kernels/common/plans.hpp"
+
+typedef float pec_avx2_vf __attribute__((vector_size(32)));
+typedef double pec_avx2_vd __attribute__((vector_size(32)));
+typedef float pec_avx2_vfh __attribute__((vector_size(16)));
+typedef int pec_avx2_vi __attribute__((vector_size(32)));
+
+namespace pecheck::kernels {
+// Vector fused multiply-add for the shared two_prod (must precede the shared headers).
+static inline pec_avx2_vd ffma(pec_avx2_vd a, pec_avx2_vd b, pec_avx2_vd c) {
+  return reinterpret_cast<pec_avx2_vd>(_mm256_fmadd_pd(reinterpret_cast<__m256d>(a),
+                                                      reinterpret_cast<__m256d>(b),
+                                                      reinterpret_cast<__m256d>(c)));
+}
+}  // namespace pecheck::kernels
+
+#include "kernels/shared/alibi_arith.hpp"
+#include "kernels/shared/rope_angle.hpp"
+#include "kernels/shared/rope_arith.hpp"
+#include "kernels/shared/sinusoidal_arith.hpp"
+#include "kernels/shared/t5_arith.hpp"
+#include "kernels/simd/isa.hpp"
+
+namespace pecheck::kernels::simd::avx2 {
+
+using VF = pec_avx2_vf;
+using VD = pec_avx2_vd;
+using VFH = pec_avx2_vfh;
+using VI = pec_avx2_vi;
+#define PEC_NF 8
+#define PEC_ND 4
+#include "kernels/simd/vec_gcc.inc"
+#undef PEC_NF
+#undef PEC_ND
+
+static inline void stream_f(float* p, VF v) { _mm256_stream_ps(p, reinterpret_cast<__m256>(v)); }
+static inline void store_fence() { _mm_sfence(); }
+
+#include "kernels/simd/impl.inc"
+
+}  // namespace pecheck::kernels::simd::avx2

@@ -1,0 +1,284 @@
+// pecheck_simd: the pec_* exports, validation, call plans, and the one-time choice of code
+// path (dispatch once at the entry; the kernels never query the CPU).
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <vector>
+
+#include "kernels/common/prep.hpp"
+#include "kernels/shared/t5_arith.hpp"
+#include "kernels/simd/isa.hpp"
+#include "kernels/simd/simd.hpp"
+
+namespace pecheck::kernels::simd {
+namespace {
+
+struct Choice {
+  bool ok = false;
+  Path path = Path::Scalar;
+  std::string reason;
+};
+
+const Choice& choice() {
+  static const Choice c = [] {
+    Choice r;
+    const char* env = std::getenv("PECHECK_SIMD");
+    if (env == nullptr || *env == '\0') {
+      r.ok = true;
+      r.path = cpu_has(Path::Avx512) ? Path::Avx512 : cpu_has(Path::Avx2) ? Path::Avx2 : Path::Scalar;
+      return r;
+    }
+    bool known = false;
+    for (Path p : kAllPaths) {
+      if (std::strcmp(env, to_string(p)) == 0) {
+        known = true;
+        r.path = p;
+      }
+    }
+    if (!known) {
+      r.reason = std::string("pecheck_simd: PECHECK_SIMD=") + env +
+                 " is not a code path (use scalar, avx2 or avx512); every call fails";
+    } else if (!cpu_has(r.path)) {
+      r.reason = std::string("pecheck_simd: PECHECK_SIMD=") + env + " but " +
+                 missing_reason(r.path) + "; every call fails";
+    } else {
+      r.ok = true;
+    }
+    if (!r.ok) std::fprintf(stderr, "%s\n", r.reason.c_str());
+    return r;
+  }();
+  return c;
+}
+
+int stream_override() {
+  static const int v = [] {
+    const char* e = std::getenv("PECHECK_SIMD_STREAM");
+    if (e == nullptr) return -1;
+    return std::strcmp(e, "0") == 0 ? 0 : 1;
+  }();
+  return v;
+}
+
+template <class F>
+int guarded(F&& f) {
+  try {
+    return f();
+  } catch (const std::bad_alloc&) {
+    return kOutOfMemory;
+  } catch (...) {
+    return kInvalidArgument;
+  }
+}
+
+}  // namespace
+
+const char* to_string(Path p) {
+  switch (p) {
+    case Path::Scalar: return "scalar";
+    case Path::Avx2: return "avx2";
+    case Path::Avx512: return "avx512";
+  }
+  return "unknown";
+}
+
+bool cpu_has(Path p) {
+#if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();
+  switch (p) {
+    case Path::Scalar: return true;
+    case Path::Avx2:
+      return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
+             __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("f16c");
+    case Path::Avx512:
+      return cpu_has(Path::Avx2) && __builtin_cpu_supports("avx512f") &&
+             __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw") &&
+             __builtin_cpu_supports("avx512vl");
+  }
+  return false;
+#else
+  return p == Path::Scalar;
+#endif
+}
+
+std::string missing_reason(Path p) {
+  if (cpu_has(p)) return "";
+  if (p == Path::Avx2) return "this CPU lacks AVX2/FMA/BMI2/F16C (x86-64-v3)";
+  return "this CPU lacks AVX-512 F/DQ/BW/VL (x86-64-v4)";
+}
+
+bool active_path(Path& p, std::string& reason) {
+  const Choice& c = choice();
+  p = c.path;
+  reason = c.reason;
+  return c.ok;
+}
+
+int rope_f32(Path p, const pec_rope_args* a, const float* x, float* y) {
+  if (!cpu_has(p)) return kPathUnavailable;
+  if (!valid_rope(a, x, y)) return kInvalidArgument;
+  return guarded([&] {
+    const int64_t half = a->rotary_dim / 2;
+    thread_local FreqTable freq;
+    thread_local std::vector<float> scratch;
+    RopePlan pl{};
+    pl.n_tokens = a->n_tokens;
+    pl.n_heads = a->n_heads;
+    pl.head_dim = a->head_dim;
+    pl.rotary_dim = a->rotary_dim;
+    pl.half = half;
+    pl.half_pad = round_up(half, 16);
+    pl.layout = a->layout;
+    pl.scale = a->position_scale;
+    pl.positions = a->positions;
+    freq_table(a->theta_base, a->rotary_dim, a->inv_freq, pl.half_pad, freq);
+    pl.f_hi = freq.hi.data();
+    pl.f_lo = freq.lo.data();
+    pl.f_absmax = freq.absmax;
+    const long long bytes = static_cast<long long>(a->n_tokens * a->n_heads * a->head_dim) * 4;
+    const bool aligned = reinterpret_cast<uintptr_t>(y) % 64 == 0 && a->head_dim % 16 == 0 &&
+                         a->rotary_dim % (a->layout == PEC_ROPE_NEOX ? 32 : 16) == 0;
+    const int force = stream_override();
+    pl.stream = x != y && aligned && (force == 1 || (force == -1 && bytes >= kStreamMinBytes));
+    scratch.resize(static_cast<size_t>(6 * pl.half_pad));
+    switch (p) {
+      case Path::Scalar: scalar::rope(pl, x, y, 0, a->n_tokens, scratch.data()); break;
+      case Path::Avx2: avx2::rope(pl, x, y, 0, a->n_tokens, scratch.data()); break;
+      case Path::Avx512: avx512::rope(pl, x, y, 0, a->n_tokens, scratch.data()); break;
+    }
+    return static_cast<int>(kOk);
+  });
+}
+
+int alibi_bias_f32(Path p, const pec_alibi_args* a, float* scores) {
+  if (!cpu_has(p)) return kPathUnavailable;
+  if (!valid_alibi(a, scores)) return kInvalidArgument;
+  return guarded([&] {
+    std::vector<double> slopes(static_cast<size_t>(a->n_heads));
+    for (int64_t h = 0; h < a->n_heads; ++h) slopes[static_cast<size_t>(h)] = alibi_slope(a->n_heads, h);
+    std::vector<double> kd(static_cast<size_t>(a->n_k));
+    for (int64_t j = 0; j < a->n_k; ++j) kd[static_cast<size_t>(j)] = static_cast<double>(a->k_pos[j]);
+    AlibiPlan pl{a->n_heads, a->n_q, a->n_k, a->mode == PEC_ALIBI_CAUSAL, slopes.data(), a->q_pos,
+                 kd.data()};
+    switch (p) {
+      case Path::Scalar: scalar::alibi(pl, scores); break;
+      case Path::Avx2: avx2::alibi(pl, scores); break;
+      case Path::Avx512: avx512::alibi(pl, scores); break;
+    }
+    return static_cast<int>(kOk);
+  });
+}
+
+int t5_bias_f32(Path p, const pec_t5_args* a, float* bias) {
+  if (!cpu_has(p)) return kPathUnavailable;
+  if (!valid_t5(a, bias)) return kInvalidArgument;
+  return guarded([&] {
+    const T5Shape shape = t5_shape<int64_t>(a->num_buckets, a->bidirectional != 0);
+    const std::vector<int64_t> thr = t5_thresholds(shape.half_buckets, shape.max_exact, a->max_distance);
+    std::vector<float> table_t(static_cast<size_t>(a->num_buckets * a->n_heads));
+    for (int64_t b = 0; b < a->num_buckets; ++b) {
+      for (int64_t h = 0; h < a->n_heads; ++h) {
+        table_t[static_cast<size_t>(h * a->num_buckets + b)] = a->table[b * a->n_heads + h];
+      }
+    }
+    std::vector<int32_t> buckets(static_cast<size_t>(a->n_k));
+    T5Plan pl{a->n_heads, a->n_q, a->n_k, a->bidirectional != 0, shape.half_buckets, shape.max_exact,
+              static_cast<int64_t>(thr.size()), thr.data(), table_t.data(), a->num_buckets,
+              a->q_pos, a->k_pos};
+    switch (p) {
+      case Path::Scalar: scalar::t5(pl, bias, buckets.data()); break;
+      case Path::Avx2: avx2::t5(pl, bias, buckets.data()); break;
+      case Path::Avx512: avx512::t5(pl, bias, buckets.data()); break;
+    }
+    return static_cast<int>(kOk);
+  });
+}
+
+int sinusoidal_f32(Path p, const pec_sinusoidal_args* a, float* out) {
+  if (!cpu_has(p)) return kPathUnavailable;
+  if (!valid_sinusoidal(a, out)) return kInvalidArgument;
+  return guarded([&] {
+    SinusoidalPlan pl{};
+    pl.n_tokens = a->n_tokens;
+    pl.d_model = a->d_model;
+    pl.half = a->d_model / 2;
+    pl.half_pad = round_up(pl.half, 16);
+    pl.positions = a->positions;
+    FreqTable freq;
+    freq_table(a->base, a->d_model, nullptr, pl.half_pad, freq);
+    pl.f_hi = freq.hi.data();
+    pl.f_lo = freq.lo.data();
+    pl.f_absmax = freq.absmax;
+    std::vector<float> scratch(static_cast<size_t>(2 * pl.half_pad));
+    switch (p) {
+      case Path::Scalar: scalar::sinusoidal(pl, out, scratch.data()); break;
+      case Path::Avx2: avx2::sinusoidal(pl, out, scratch.data()); break;
+      case Path::Avx512: avx512::sinusoidal(pl, out, scratch.data()); break;
+    }
+    return static_cast<int>(kOk);
+  });
+}
+
+int learned_f32(const pec_learned_args* a, float* out) {
+  if (!valid_learned(a, out)) return kInvalidArgument;
+  for (int64_t t = 0; t < a->n_tokens; ++t) {
+    std::memcpy(out + t * a->d_model, a->table + a->positions[t] * a->d_model,
+                static_cast<size_t>(a->d_model) * sizeof(float));
+  }
+  return kOk;
+}
+
+}  // namespace pecheck::kernels::simd
+
+namespace {
+using pecheck::kernels::simd::Path;
+
+// Resolves the process-wide path; kPathUnavailable (and the reason, once, on stderr) when
+// PECHECK_SIMD asks for something this CPU cannot run.
+bool resolve(Path& p) {
+  std::string reason;
+  return pecheck::kernels::simd::active_path(p, reason);
+}
+}  // namespace
+
+extern "C" {
+
+int pec_abi_version(void) { return PEC_ABI_VERSION; }
+
+int pec_rope_f32(const struct pec_rope_args* args, const float* x, float* y) {
+  Path p;
+  if (!resolve(p)) return pecheck::kernels::kPathUnavailable;
+  return pecheck::kernels::simd::rope_f32(p, args, x, y);
+}
+
+int pec_alibi_bias_f32(const struct pec_alibi_args* args, float* scores) {
+  Path p;
+  if (!resolve(p)) return pecheck::kernels::kPathUnavailable;
+  return pecheck::kernels::simd::alibi_bias_f32(p, args, scores);
+}
+
+int pec_t5_bias_f32(const struct pec_t5_args* args, float* bias) {
+  Path p;
+  if (!resolve(p)) return pecheck::kernels::kPathUnavailable;
+  return pecheck::kernels::simd::t5_bias_f32(p, args, bias);
+}
+
+int pec_sinusoidal_f32(const struct pec_sinusoidal_args* args, float* out) {
+  Path p;
+  if (!resolve(p)) return pecheck::kernels::kPathUnavailable;
+  return pecheck::kernels::simd::sinusoidal_f32(p, args, out);
+}
+
+int pec_learned_f32(const struct pec_learned_args* args, float* out) {
+  Path p;
+  if (!resolve(p)) return pecheck::kernels::kPathUnavailable;
+  return pecheck::kernels::simd::learned_f32(args, out);
+}
+
+const char* pecheck_simd_path(void) {
+  Path p;
+  if (!resolve(p)) return "unavailable";
+  return pecheck::kernels::simd::to_string(p);
+}
+
+}  // extern "C"

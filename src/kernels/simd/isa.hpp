@@ -1,0 +1,21 @@
+// The per-instruction-set entry points of pecheck_simd. Each ISA unit (scalar.cpp,
+// avx2.cpp, avx512.cpp) defines them in its own namespace from impl.inc; dispatch.cpp picks
+// one set once per process (PECHECK_SIMD or the best the CPU has).
+#pragma once
+
+#include <stdint.h>
+
+#include "kernels/common/plans.hpp"
+
+#define PECHECK_SIMD_DECLARE_ISA(ns)                                                          \
+  namespace pecheck::kernels::simd::ns {                                                      \
+  void rope(const RopePlan& pl, const float* x, float* y, int64_t t0, int64_t t1,             \
+            float* scratch);                                                                  \
+  void alibi(const AlibiPlan& pl, float* scores);                                             \
+  void t5(const T5Plan& pl, float* bias, int32_t* buckets);                                   \
+  void sinusoidal(const SinusoidalPlan& pl, float* out, float* scratch);                      \
+  }
+
+PECHECK_SIMD_DECLARE_ISA(scalar)
+PECHECK_SIMD_DECLARE_ISA(avx2)
+PECHECK_SIMD_DECLARE_ISA(avx512)

@@ -1,0 +1,42 @@
+// C++ API of pecheck_simd (the plug-in's pec_* functions are the C ABI of
+// spec/pecheck_kernel.h). Tests and benchmarks call a chosen code path directly through it.
+#pragma once
+
+#include <string>
+
+#include "pecheck_kernel.h"
+
+namespace pecheck::kernels::simd {
+
+enum class Path : int { Scalar = 0, Avx2 = 1, Avx512 = 2 };
+inline constexpr Path kAllPaths[] = {Path::Scalar, Path::Avx2, Path::Avx512};
+
+const char* to_string(Path p);
+// True when this CPU (and OS) can run the path: AVX2 needs AVX2+FMA+BMI2+F16C (x86-64-v3),
+// AVX-512 needs F+DQ+BW+VL (x86-64-v4). The scalar path runs everywhere.
+bool cpu_has(Path p);
+// A one-line reason when !cpu_has(p), for test skips and error messages.
+std::string missing_reason(Path p);
+
+// The path the pec_* exports use: PECHECK_SIMD=scalar|avx2|avx512 when set, else the best
+// the CPU has. Returns false (and a reason) when PECHECK_SIMD names an unknown path or one
+// the CPU lacks; the pec_* functions then return kPathUnavailable on every call.
+bool active_path(Path& p, std::string& reason);
+
+// Streaming (non-temporal) stores for RoPE outputs larger than this many bytes (when y is
+// 64-byte aligned, not in place, and rows keep vector alignment). PECHECK_SIMD_STREAM=0|1
+// forces them off or on (on still needs the alignment).
+inline constexpr long long kStreamMinBytes = 16ll << 20;
+
+int rope_f32(Path p, const pec_rope_args* a, const float* x, float* y);
+int alibi_bias_f32(Path p, const pec_alibi_args* a, float* scores);
+int t5_bias_f32(Path p, const pec_t5_args* a, float* bias);
+int sinusoidal_f32(Path p, const pec_sinusoidal_args* a, float* out);
+int learned_f32(const pec_learned_args* a, float* out);
+
+}  // namespace pecheck::kernels::simd
+
+extern "C" {
+// Name of the path the pec_* exports use ("scalar", "avx2", "avx512"), or "unavailable".
+const char* pecheck_simd_path(void);
+}
