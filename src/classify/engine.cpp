@@ -1,0 +1,258 @@
+// The property runs and the shrinking of CLASSIFY-1..3.
+#include "classify/engine.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "classify/generators.hpp"
+#include "reference/tolerance.hpp"
+
+namespace pecheck::classify {
+
+namespace {
+
+std::uint64_t case_seed(std::uint64_t seed, std::uint64_t property, std::int64_t i) {
+  Rng r(seed ^ (property * 0xD1B54A32D192ED03ull) ^ (static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull));
+  r.next();
+  return r.next();
+}
+
+// MODEL-TOL-1: two scores agree when both are the same infinity or differ by at most the
+// tolerance of their summed magnitudes. NaN never agrees.
+bool scores_agree(const Score& a, const Score& b, double* tol_out = nullptr) {
+  const double tol = reference::shift_tolerance<double>(a.magnitude + b.magnitude);
+  if (tol_out) *tol_out = tol;
+  if (std::isnan(a.value) || std::isnan(b.value)) return false;
+  if (std::isinf(a.value) || std::isinf(b.value)) return a.value == b.value;
+  return std::fabs(a.value - b.value) <= tol;
+}
+
+// Greedy shrinking of a vector of integers: try each component's simpler candidates (and a
+// joint move of the positions toward 0 that keeps their differences) while `fails` holds.
+template <class Valid, class Fails>
+int shrink(std::vector<std::int64_t>& v, const std::vector<bool>& nonzero,
+           const std::vector<bool>& is_position, Valid valid, Fails fails) {
+  int steps = 0;
+  for (bool progress = true; progress && steps < 400;) {
+    progress = false;
+    // joint move: subtract k from every position component
+    std::int64_t lowest = std::numeric_limits<std::int64_t>::max();
+    for (std::size_t i = 0; i < v.size(); ++i) if (is_position[i]) lowest = std::min(lowest, v[i]);
+    if (lowest != std::numeric_limits<std::int64_t>::max() && lowest > 0) {
+      for (std::int64_t k : shrink_toward(lowest, 0)) {
+        auto cand = v;
+        for (std::size_t i = 0; i < v.size(); ++i) if (is_position[i]) cand[i] -= lowest - k;
+        if (valid(cand) && fails(cand)) { v = cand; ++steps; progress = true; break; }
+      }
+      if (progress) continue;
+    }
+    for (std::size_t i = 0; i < v.size() && !progress; ++i) {
+      for (std::int64_t c : shrink_toward(v[i], 0)) {
+        if (nonzero[i] && c == 0) continue;
+        auto cand = v;
+        cand[i] = c;
+        if (valid(cand) && fails(cand)) { v = cand; ++steps; progress = true; break; }
+      }
+    }
+  }
+  return steps;
+}
+
+// Draws (m, n): independent positions, or n close to m (half the time) so that small and
+// medium offsets (T5's exact and log ranges) are as common as huge ones.
+void draw_pair(Rng& r, std::int64_t max_pos, std::int64_t& m, std::int64_t& n) {
+  m = gen_position(r, max_pos);
+  if (r.coin(2)) {
+    n = gen_position(r, max_pos);
+  } else {
+    const std::int64_t d = r.coin(2) ? r.range(-16, 16) : r.range(-600, 600);
+    n = std::clamp<std::int64_t>(m + d, 0, max_pos - 1);
+  }
+}
+
+bool in_range(std::int64_t p, std::int64_t max_pos) { return p >= 0 && p < max_pos; }
+
+}  // namespace
+
+PropertyRun run_shift_property(const Subject& s, const EngineOptions& o) {
+  PropertyRun run{"shift", 0, std::nullopt};
+  for (std::int64_t i = 0; i < o.shift_cases; ++i) {
+    Rng r(case_seed(o.seed, 1, i));
+    const std::uint64_t iseed = r.next();
+    std::int64_t m, n;
+    draw_pair(r, s.max_position, m, n);
+    const std::int64_t c = gen_shift(r, m, n, s.max_position);
+    ++run.cases;
+    if (c == 0) continue;
+    const Instance inst = s.instance(iseed);
+    auto fails = [&](const std::vector<std::int64_t>& v) {
+      return !scores_agree(inst.score(v[0], v[1]), inst.score(v[0] + v[2], v[1] + v[2]));
+    };
+    std::vector<std::int64_t> v{m, n, c};
+    if (!fails(v)) continue;
+    auto valid = [&](const std::vector<std::int64_t>& x) {
+      return in_range(x[0], s.max_position) && in_range(x[1], s.max_position) &&
+             in_range(x[0] + x[2], s.max_position) && in_range(x[1] + x[2], s.max_position);
+    };
+    Witness w;
+    w.property = run.property;
+    w.instance_seed = iseed;
+    w.config = inst.config;
+    w.shrink_steps = shrink(v, {false, false, true}, {true, true, false}, valid, fails);
+    if (v[2] < 0) {  // report the lower pair first, so the shift is positive
+      v[0] += v[2];
+      v[1] += v[2];
+      v[2] = -v[2];
+    }
+    w.m1 = v[0]; w.n1 = v[1]; w.m2 = v[0] + v[2]; w.n2 = v[1] + v[2];
+    const Score a = inst.score(w.m1, w.n1), b = inst.score(w.m2, w.n2);
+    scores_agree(a, b, &w.tolerance);
+    w.s1 = a.value; w.s2 = b.value;
+    run.witness = w;
+    return run;
+  }
+  return run;
+}
+
+PropertyRun run_swap_property(const Subject& s, const EngineOptions& o) {
+  PropertyRun run{"swap", 0, std::nullopt};
+  if (s.max_position < 2) return run;
+  for (std::int64_t i = 0; i < o.swap_cases; ++i) {
+    Rng r(case_seed(o.seed, 2, i));
+    const std::uint64_t iseed = r.next();
+    std::int64_t m, n;
+    draw_pair(r, s.max_position, m, n);
+    if (m == n) n = m > 0 ? m - 1 : m + 1;
+    ++run.cases;
+    const Instance inst = s.instance(iseed);
+    auto fails = [&](const std::vector<std::int64_t>& v) {
+      return !scores_agree(inst.score(v[0], v[1]), inst.score(v[1], v[0]));
+    };
+    std::vector<std::int64_t> v{m, n};
+    if (!fails(v)) continue;
+    auto valid = [&](const std::vector<std::int64_t>& x) {
+      return in_range(x[0], s.max_position) && in_range(x[1], s.max_position) && x[0] != x[1];
+    };
+    Witness w;
+    w.property = run.property;
+    w.instance_seed = iseed;
+    w.config = inst.config;
+    w.shrink_steps = shrink(v, {false, false}, {true, true}, valid, fails);
+    w.m1 = v[0]; w.n1 = v[1]; w.m2 = v[1]; w.n2 = v[0];
+    const Score a = inst.score(w.m1, w.n1), b = inst.score(w.m2, w.n2);
+    scores_agree(a, b, &w.tolerance);
+    w.s1 = a.value; w.s2 = b.value;
+    run.witness = w;
+    return run;
+  }
+  return run;
+}
+
+PropertyRun run_softmax_row_property(const Subject& s, const EngineOptions& o) {
+  PropertyRun run{"softmax-row", 0, std::nullopt};
+  const int K = std::max(2, o.softmax_keys);
+  // v = [m, c, n_1..n_K]; keys lie at or before the query so no key is masked.
+  auto valid = [&](const std::vector<std::int64_t>& v) {
+    if (v[1] == 0 || !in_range(v[0], s.max_position) || !in_range(v[0] + v[1], s.max_position)) return false;
+    for (int j = 0; j < K; ++j) {
+      const std::int64_t n = v[2 + j];
+      if (n < 0 || n > v[0] || !in_range(n + v[1], s.max_position)) return false;
+    }
+    return true;
+  };
+  // Largest |p - p'| over the row minus its tolerance; > 0 means the row changed.
+  auto excess = [&](const Instance& inst, const std::vector<std::int64_t>& v, std::int64_t* worst,
+                    double* p1, double* p2, double* tol) {
+    std::vector<Score> a(K), b(K);
+    double t = 0;
+    for (int j = 0; j < K; ++j) {
+      a[j] = inst.score(v[0], v[2 + j]);
+      b[j] = inst.score(v[0] + v[1], v[2 + j] + v[1]);
+      t = std::max(t, reference::shift_tolerance<double>(a[j].magnitude + b[j].magnitude));
+    }
+    auto softmax = [&](std::vector<Score>& z) {
+      double mx = -std::numeric_limits<double>::infinity();
+      for (auto& e : z) mx = std::max(mx, e.value);
+      double sum = 0;
+      for (auto& e : z) sum += (e.value = std::exp(e.value - mx));
+      for (auto& e : z) e.value /= sum;
+    };
+    softmax(a);
+    softmax(b);
+    const double pt = reference::softmax_tolerance<double>(t);
+    double ex = -std::numeric_limits<double>::infinity();
+    for (int j = 0; j < K; ++j) {
+      const double d = std::fabs(a[j].value - b[j].value) - pt;
+      if (std::isnan(d) || d > ex) {
+        ex = std::isnan(d) ? std::numeric_limits<double>::infinity() : d;
+        if (worst) *worst = j;
+        if (p1) *p1 = a[j].value;
+        if (p2) *p2 = b[j].value;
+      }
+    }
+    if (tol) *tol = pt;
+    return ex;
+  };
+  for (std::int64_t i = 0; i < o.softmax_cases; ++i) {
+    Rng r(case_seed(o.seed, 3, i));
+    const std::uint64_t iseed = r.next();
+    std::vector<std::int64_t> v(2 + K);
+    v[0] = gen_position(r, s.max_position);
+    for (int j = 0; j < K; ++j) {
+      v[2 + j] = r.coin(2) ? std::max<std::int64_t>(0, v[0] - r.range(0, 64)) : r.range(0, v[0]);
+    }
+    v[2] = v[0];  // the query attends to itself
+    std::int64_t lo = v[0];
+    for (int j = 0; j < K; ++j) lo = std::min(lo, v[2 + j]);
+    v[1] = gen_shift(r, lo, v[0], s.max_position);
+    ++run.cases;
+    if (!valid(v)) continue;
+    const Instance inst = s.instance(iseed);
+    auto fails = [&](const std::vector<std::int64_t>& x) {
+      return excess(inst, x, nullptr, nullptr, nullptr, nullptr) > 0;
+    };
+    if (!fails(v)) continue;
+    std::vector<bool> nonzero(2 + K, false), is_pos(2 + K, true);
+    nonzero[1] = true;
+    is_pos[1] = false;
+    Witness w;
+    w.property = run.property;
+    w.instance_seed = iseed;
+    w.config = inst.config;
+    w.shrink_steps = shrink(v, nonzero, is_pos, valid, fails);
+    std::int64_t j = 0;
+    excess(inst, v, &j, &w.s1, &w.s2, &w.tolerance);
+    w.m1 = v[0]; w.n1 = v[2 + j]; w.m2 = v[0] + v[1]; w.n2 = v[2 + j] + v[1];
+    run.witness = w;
+    return run;
+  }
+  return run;
+}
+
+Classification classify(const Subject& s, const EngineOptions& o) {
+  Classification c;
+  c.name = s.name;
+  c.family = s.family;
+  c.applied_at = s.applied_at;
+  PropertyRun shift = run_shift_property(s, o);
+  c.cases += shift.cases;
+  c.witness = shift.witness;
+  if (shift.witness) {
+    c.depends_on = "positions";
+  } else {
+    PropertyRun swap = run_swap_property(s, o);
+    c.cases += swap.cases;
+    c.depends_on = swap.witness ? "offset" : "abs-offset";
+    c.evidence.push_back(shift);
+    c.evidence.push_back(std::move(swap));
+  }
+  if (shift.witness) c.evidence.push_back(std::move(shift));
+  PropertyRun sm = run_softmax_row_property(s, o);
+  c.cases += sm.cases;
+  c.softmax_row_invariant = !sm.witness.has_value();
+  c.evidence.push_back(std::move(sm));
+  return c;
+}
+
+}  // namespace pecheck::classify
