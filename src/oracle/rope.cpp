@@ -2,6 +2,7 @@
 // (spec/contracts.md PREC-ORACLE-1..3).
 #include <algorithm>
 #include <cmath>
+#include <numeric>
 #include <limits>
 #include <string>
 #include <vector>
@@ -155,6 +156,56 @@ void exact_angle(const AngleQuery& q, mpfr_prec_t w, mpfr_ptr theta, mpfr_ptr c,
   f.angle(q.position, q.position_scale, w, theta, c, s);
 }
 
+// When theta = p s f is a dyadic rational (so it may be representable or a rounding tie),
+// sets `out` to it exactly and returns true; otherwise theta is irrational or a non-dyadic
+// rational, never on a rounding boundary, and Ziv's loop ends without this. Cases:
+//   Given f: always exact (p s f has <= 170 bits).
+//   Power f = base^(-a/b) (a/b = 2i/d reduced), base = B 2^k with B odd: f is rational iff
+//   b | k a and B^a is a perfect b-th power C^b; then f = 2^(-k a/b) / C and theta is dyadic
+//   iff C divides the odd integer part of p s.
+bool exact_theta(const AngleQuery& q, mpfr_ptr out) {
+  Mp ps(128);
+  mpfr_set_si(ps, static_cast<long>(q.position), MPFR_RNDN);
+  mpfr_mul_d(ps, ps, q.position_scale, MPFR_RNDN);
+  mpfr_set_prec(out, 256);
+  if (q.freq.kind == RopeFrequency::Kind::Given) {
+    mpfr_mul_d(out, ps, q.freq.given, MPFR_RNDN);
+    return true;
+  }
+  if (q.freq.index == 0 || mpfr_zero_p(ps)) {
+    mpfr_set(out, ps, MPFR_RNDN);
+    return true;
+  }
+  const std::int64_t g = std::gcd(2 * q.freq.index, q.freq.rotary_dim);
+  const unsigned long a = static_cast<unsigned long>(2 * q.freq.index / g);
+  const unsigned long b = static_cast<unsigned long>(q.freq.rotary_dim / g);
+  int e2 = 0;
+  const double m = std::frexp(q.freq.base, &e2);
+  auto bi = static_cast<std::uint64_t>(std::ldexp(m, 53));
+  long k = e2 - 53;
+  while (bi % 2 == 0) {
+    bi /= 2;
+    ++k;
+  }
+  if ((k * static_cast<long>(a)) % static_cast<long>(b) != 0) return false;
+  mpz_t bz, c, num;
+  mpz_inits(bz, c, num, nullptr);
+  mpz_set_ui(bz, static_cast<unsigned long>(bi));
+  mpz_pow_ui(bz, bz, a);
+  bool ok = mpz_root(c, bz, b) != 0;  // exact b-th root?
+  if (ok) {
+    // p s = N 2^t with N an integer: divide N by C exactly or give up (theta not dyadic).
+    mpfr_exp_t t = mpfr_get_z_2exp(num, ps);
+    ok = mpz_divisible_p(num, c) != 0;
+    if (ok) {
+      mpz_divexact(num, num, c);
+      mpfr_set_z_2exp(out, num, t - k * static_cast<long>(a) / static_cast<long>(b), MPFR_RNDN);
+    }
+  }
+  mpz_clears(bz, c, num, nullptr);
+  return ok;
+}
+
 RopeAngle angle_from(const AngleQuery& q, const Frequency& f) {
   RopeAngle a;
   Mp theta(64), c(kFastPrec), s(kFastPrec);
@@ -175,6 +226,10 @@ void fill_rounded(const AngleQuery& q, RopeAngle& a) {
     return;
   }
   auto theta_at = [&](mpfr_prec_t w, mpfr_ptr out, mpfr_ptr err) {
+    if (exact_theta(q, out)) {
+      mpfr_set_zero(err, 1);
+      return;
+    }
     Mp c(w), s(w);
     exact_angle(q, w, out, c, s);
     mpfr_abs(err, out, MPFR_RNDU);

@@ -1,0 +1,75 @@
+// The budget table: parsed from spec/budgets.tsv as compiled in, equal to the file on disk,
+// mirrored row for row by spec/contracts.md, every clause it names defined there.
+// Clause: PREC-BUDGET-1, PREC-BUDGET-2
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+#include <string>
+
+#include "core/error.hpp"
+#include "oracle/budget.hpp"
+
+namespace po = pecheck::oracle;
+
+namespace {
+std::string slurp(const std::string& rel) {
+  std::ifstream in(std::string(PECHECK_SOURCE_DIR) + "/" + rel);
+  EXPECT_TRUE(in.good()) << rel;
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+}  // namespace
+
+TEST(Budget, CompiledTableEqualsSpecFile) {
+  EXPECT_EQ(std::string(po::budgets_tsv_text()), slurp("spec/budgets.tsv"));
+  EXPECT_GE(po::budgets().size(), 10u);
+}
+
+TEST(Budget, LookupAndBoundFormula) {
+  const auto& b = po::budget("rope", po::Format::F32);
+  EXPECT_EQ(b.variant, "reference");
+  const double u = po::format_info(b.arith).unit_roundoff;
+  const double ua = po::format_info(b.angle_fmt).unit_roundoff;
+  const double m = 3.0, th = 1000.0;
+  EXPECT_EQ(b.bound({m, th}), m * (b.c_const * u + b.c_angle * th * ua + b.c_out * po::format_info(b.storage).unit_roundoff) +
+                                  b.c_floor * po::format_info(b.storage).min_subnormal);
+  EXPECT_EQ(b.units(0.0, {m, th}), 0.0);
+  EXPECT_EQ(b.units(b.bound({m, th}), {m, th}), 1.0);
+  EXPECT_TRUE(std::isinf(b.units(NAN, {m, th})));
+  EXPECT_THROW(po::budget("rope", "f32", "no-such-variant"), pecheck::InvalidArgument);
+  EXPECT_THROW(po::budget("nope", po::Format::F32), pecheck::InvalidArgument);
+}
+
+// PREC-BUDGET-2: contracts.md's table lists exactly the rows of budgets.tsv, same numbers, and
+// each row's clause is defined in contracts.md.
+TEST(Budget, ContractsMarkdownMirrorsTheTable) {
+  const std::string md = slurp("spec/contracts.md");
+  std::set<std::string> md_rows;
+  std::istringstream in(md);
+  std::string line;
+  bool in_table = false;
+  while (std::getline(in, line)) {
+    if (line.find("<!-- budgets:begin -->") != std::string::npos) in_table = true;
+    if (line.find("<!-- budgets:end -->") != std::string::npos) in_table = false;
+    if (in_table && line.rfind("| ", 0) == 0 && line.find("---") == std::string::npos &&
+        line.find("| scheme") == std::string::npos) {
+      md_rows.insert(line);
+    }
+  }
+  std::set<std::string> tsv_rows;
+  for (const auto& b : po::budgets()) {
+    std::ostringstream r;
+    r << "| " << b.scheme << " | " << b.dtype << " | " << b.variant << " | "
+      << po::to_string(b.arith) << " | " << po::to_string(b.angle_fmt) << " | " << b.c_const
+      << " | " << b.c_angle << " | " << b.c_out << " | " << b.c_floor << " | " << b.max_position
+      << " | " << b.clause << " |";
+    tsv_rows.insert(r.str());
+    EXPECT_NE(md.find("- **" + b.clause + "**"), std::string::npos) << b.clause;
+  }
+  EXPECT_EQ(md_rows, tsv_rows);
+}
