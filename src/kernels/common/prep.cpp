@@ -7,6 +7,7 @@
 #include <limits>
 
 #include "kernels/shared/alibi_arith.hpp"
+#include "kernels/shared/rope_angle.hpp"
 
 namespace pecheck::kernels {
 namespace {
@@ -149,6 +150,23 @@ void sincos_quad_row(double position, double scale, const double* f_hi, const do
     sincosq(a, &sq, &cq);
     c[i] = static_cast<float>(static_cast<double>(cq));
     s[i] = static_cast<float>(static_cast<double>(sq));
+  }
+}
+
+void rope_host_rows(const pec_rope_args& a, const FreqTable& freq, std::vector<uint8_t>& host_rows,
+                    std::vector<float>& c, std::vector<float>& s) {
+  const auto nt = static_cast<size_t>(a.n_tokens);
+  const auto half = static_cast<size_t>(a.rotary_dim / 2);
+  host_rows.assign(nt, 0);
+  c.assign(nt * half, 0.0f);
+  s.assign(nt * half, 0.0f);
+  for (size_t t = 0; t < nt; ++t) {
+    const double pos = static_cast<double>(a.positions[t]);
+    if (pos * a.position_scale * freq.absmax >= 0.5 * rope_const::kMaxFastAngle) {
+      host_rows[t] = 1;
+      sincos_quad_row(pos, a.position_scale, freq.hi.data(), freq.lo.data(),
+                      static_cast<int64_t>(half), &c[t * half], &s[t * half]);
+    }
   }
 }
 

@@ -27,6 +27,13 @@ struct FreqTable {
 };
 void freq_table(double base, int64_t dim, const float* inv_freq, int64_t pad, FreqTable& out);
 
+// The cos/sin rows of a RoPE call whose angles exceed the double-double domain of
+// shared/rope_angle.hpp (|position*scale*f| >= kMaxFastAngle/2), computed on the host in quad
+// precision: host_rows[t] = 1 and c/s[t*half + i] filled for those tokens, 0 elsewhere.
+// Used by the CUDA wrapper and its host emulation (the SIMD path does the same per token).
+void rope_host_rows(const pec_rope_args& a, const FreqTable& freq, std::vector<uint8_t>& host_rows,
+                    std::vector<float>& c, std::vector<float>& s);
+
 // Integer thresholds of the logarithmic T5 buckets (shared/t5_arith.hpp).
 std::vector<int64_t> t5_thresholds(int64_t half_buckets, int64_t max_exact, int64_t max_distance);
 

@@ -1,0 +1,155 @@
+// The CUDA kernels' bodies: one thread's work for a given (blockIdx, blockDim, threadIdx),
+// as __host__ __device__ functions. The __global__ kernels in src/kernels/cuda/kernels.cu
+// are one-line wrappers around them, and tests/kernels/ runs them on the CPU for every block
+// and thread index of small grids (the host emulation of the launch grid).
+//
+// Launch shapes (1-D grids, one element of work per thread, no shared memory, no
+// synchronisation, so any execution order of threads gives the same result):
+//   rope_table_thread   one thread per (token, frequency): cos/sin table [n_tokens][half]
+//   rope_rotate_thread  one thread per (token, head, pair): reads the table, writes y[a], y[b]
+//   rope_pass_thread    one thread per pass-through lane (rotary_dim..head_dim-1), x != y
+//   alibi_thread        one thread per score element [h][q][k]
+//   t5_thread           one thread per bias element [h][q][k]
+// The index type I is 32-bit when every index fits (faster division on the device), else
+// 64-bit; the host picks it.
+#pragma once
+
+#include <stdint.h>
+
+#include "kernels/shared/alibi_arith.hpp"
+#include "kernels/shared/hd.hpp"
+#include "kernels/shared/rope_angle.hpp"
+#include "kernels/shared/rope_arith.hpp"
+#include "kernels/shared/t5_arith.hpp"
+
+namespace pecheck::kernels::grid {
+
+struct Dim {
+  uint64_t block, block_dim, thread;
+};
+
+template <class I>
+PEC_HD_FN I global_index(const Dim& d) {
+  return static_cast<I>(d.block * d.block_dim + d.thread);
+}
+
+struct RopeDev {
+  int64_t n_tokens, n_heads, head_dim, rotary_dim, half;
+  int32_t layout;
+  double scale;
+  const int64_t* positions;
+  const double* f_hi;
+  const double* f_lo;
+  float* cos_table;  // [n_tokens][half]
+  float* sin_table;
+};
+
+// One (token, frequency): the double-double angle and its cos/sin (rope_angle.hpp), rounded
+// once to float. Angles beyond kMaxFastAngle are handled on the host before the launch
+// (the wrapper fills those table rows with the quad path and skips them here).
+template <class I>
+PEC_HD_FN void rope_table_thread(const Dim& d, const RopeDev& p, const uint8_t* host_rows) {
+  const I g = global_index<I>(d);
+  const I total = static_cast<I>(p.n_tokens) * static_cast<I>(p.half);
+  if (g >= total) return;
+  const I half = static_cast<I>(p.half);
+  const I t = g / half;
+  const I i = g - t * half;
+  if (host_rows != nullptr && host_rows[t]) return;
+  double c, s;
+  rope_sincos(static_cast<double>(p.positions[t]), p.scale, p.f_hi[i], p.f_lo[i], c, s);
+  p.cos_table[g] = static_cast<float>(c);
+  p.sin_table[g] = static_cast<float>(s);
+}
+
+// One (token, head, pair): y[a], y[b] by rope_rotate (rope_arith.hpp) with the pairing of
+// rope_pair. x and y may be the same buffer (each thread reads its pair before writing it).
+template <class I>
+PEC_HD_FN void rope_rotate_thread(const Dim& d, const RopeDev& p, const float* x, float* y) {
+  const I g = global_index<I>(d);
+  const I half = static_cast<I>(p.half);
+  const I n_heads = static_cast<I>(p.n_heads);
+  const I total = static_cast<I>(p.n_tokens) * n_heads * half;
+  if (g >= total) return;
+  const I row = g / half;
+  const I i = g - row * half;
+  const I t = row / n_heads;
+  const LanePairT<I> lanes = rope_pair<I>(p.layout, static_cast<I>(p.rotary_dim), i);
+  const I base = row * static_cast<I>(p.head_dim);
+  const float c = p.cos_table[t * half + i];
+  const float s = p.sin_table[t * half + i];
+  float ya, yb;
+  rope_rotate(x[base + lanes.a], x[base + lanes.b], c, s, ya, yb);
+  y[base + lanes.a] = ya;
+  y[base + lanes.b] = yb;
+}
+
+// One pass-through lane (ABI-ROPE-3), copied bit-exactly.
+template <class I>
+PEC_HD_FN void rope_pass_thread(const Dim& d, const RopeDev& p, const float* x, float* y) {
+  const I g = global_index<I>(d);
+  const I pass = static_cast<I>(p.head_dim - p.rotary_dim);
+  const I total = static_cast<I>(p.n_tokens) * static_cast<I>(p.n_heads) * pass;
+  if (g >= total) return;
+  const I row = g / pass;
+  const I lane = static_cast<I>(p.rotary_dim) + (g - row * pass);
+  const I idx = row * static_cast<I>(p.head_dim) + lane;
+  y[idx] = x[idx];
+}
+
+struct AlibiDev {
+  int64_t n_heads, n_q, n_k;
+  int32_t causal;
+  const double* slopes;
+  const int64_t* q_pos;
+  const int64_t* k_pos;
+  double minus_inf;  // -infinity, set by the host
+};
+
+// One element scores[h][i][j] += bias (alibi_apply, in double, rounded once to float).
+template <class I>
+PEC_HD_FN void alibi_thread(const Dim& d, const AlibiDev& p, float* scores) {
+  const I g = global_index<I>(d);
+  const I nk = static_cast<I>(p.n_k);
+  const I nq = static_cast<I>(p.n_q);
+  const I total = static_cast<I>(p.n_heads) * nq * nk;
+  if (g >= total) return;
+  const I row = g / nk;
+  const I j = g - row * nk;
+  const I h = row / nq;
+  const I i = row - h * nq;
+  const double dist = static_cast<double>(p.q_pos[i]) - static_cast<double>(p.k_pos[j]);
+  const bool masked = p.causal != 0 && dist < 0.0;
+  const double out =
+      alibi_apply(static_cast<double>(scores[g]), p.slopes[h], dist, masked, p.minus_inf);
+  scores[g] = static_cast<float>(out);
+}
+
+struct T5Dev {
+  int64_t n_heads, n_q, n_k;
+  int32_t bidirectional;
+  T5Shape shape;
+  const int64_t* thresholds;
+  const float* table;  // [num_buckets][n_heads]
+  const int64_t* q_pos;
+  const int64_t* k_pos;
+};
+
+// One element bias[h][i][j] = table[bucket][h] (t5_bucket, integer thresholds).
+template <class I>
+PEC_HD_FN void t5_thread(const Dim& d, const T5Dev& p, float* bias) {
+  const I g = global_index<I>(d);
+  const I nk = static_cast<I>(p.n_k);
+  const I nq = static_cast<I>(p.n_q);
+  const I total = static_cast<I>(p.n_heads) * nq * nk;
+  if (g >= total) return;
+  const I row = g / nk;
+  const I j = g - row * nk;
+  const I h = row / nq;
+  const I i = row - h * nq;
+  const int64_t b = t5_bucket<int64_t>(p.k_pos[j] - p.q_pos[i], p.bidirectional != 0, p.shape,
+                                       p.thresholds);
+  bias[g] = p.table[b * p.n_heads + static_cast<int64_t>(h)];
+}
+
+}  // namespace pecheck::kernels::grid
