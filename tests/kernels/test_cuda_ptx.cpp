@@ -1,0 +1,74 @@
+// Inspects the PTX nvcc generates for the CUDA kernels (built with the library's own flags,
+// src/kernels/cuda/CMakeLists.txt) and fails on what the design does not intend:
+//   - approximate instructions (sin/cos/ex2/lg2/rcp/rsqrt/div .approx, div.full): the design
+//     computes cos/sin by the double-double reduction and polynomials of rope_angle.hpp;
+//   - fused multiply-adds on floating point (fma/mad .f32/.f64) beyond the 4 explicit
+//     __fma_rn of the exact products (two_prod) in the cos/sin table kernel: any other one is
+//     a contraction the compiler made.
+// A negative control, the same source compiled with -fmad=true, must be flagged.
+// Clause: ABI-ROPE-2 ABI-ALIBI-2
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <map>
+#include <regex>
+#include <sstream>
+#include <string>
+
+namespace {
+
+struct KernelOps {
+  int fma_f32 = 0, fma_f64 = 0, approx = 0;
+};
+
+// Counts per .entry (kernel) of the PTX text.
+std::map<std::string, KernelOps> scan(const std::string& path) {
+  std::ifstream in(path);
+  EXPECT_TRUE(in.good()) << "cannot read " << path;
+  std::map<std::string, KernelOps> out;
+  const std::regex entry(R"(\.entry\s+([A-Za-z0-9_]+))");
+  const std::regex fma32(R"(\b(fma|mad)(\.[a-z]+)*\.f32\b)");
+  const std::regex fma64(R"(\b(fma|mad)(\.[a-z]+)*\.f64\b)");
+  const std::regex approx(R"(\.approx\b|\bdiv\.full\b)");
+  std::string line, current = "(none)";
+  while (std::getline(in, line)) {
+    std::smatch m;
+    if (std::regex_search(line, m, entry)) current = m[1];
+    KernelOps& k = out[current];
+    if (std::regex_search(line, fma32)) ++k.fma_f32;
+    if (std::regex_search(line, fma64)) ++k.fma_f64;
+    if (std::regex_search(line, approx)) ++k.approx;
+  }
+  return out;
+}
+
+// The explicit fused operations of the design: 4 per cos/sin evaluation (rope_angle.hpp's
+// two_prod calls), only in the table kernel; none anywhere else.
+std::string violations(const std::map<std::string, KernelOps>& ops) {
+  std::ostringstream why;
+  for (const auto& [name, k] : ops) {
+    const bool table = name.find("rope_table_kernel") != std::string::npos;
+    const int allowed_f64 = table ? 4 : 0;
+    if (k.approx) why << name << ": " << k.approx << " approximate instruction(s); ";
+    if (k.fma_f32) why << name << ": " << k.fma_f32 << " contracted f32 multiply-add(s); ";
+    if (k.fma_f64 != allowed_f64 && (k.fma_f64 > allowed_f64 || table)) {
+      why << name << ": " << k.fma_f64 << " f64 fma (design: " << allowed_f64 << "); ";
+    }
+  }
+  return why.str();
+}
+
+TEST(CudaPtx, KernelsHaveNoApproximateOrContractedArithmetic) {
+  const auto ops = scan(PECHECK_CUDA_PTX);
+  int kernels = 0;
+  for (const auto& [name, k] : ops) kernels += name != "(none)";
+  EXPECT_EQ(kernels, 5) << "expected the rope table/rotate/pass, alibi and t5 kernels";
+  EXPECT_EQ(violations(ops), "");
+}
+
+TEST(CudaPtx, NegativeControlWithContractionIsFlagged) {
+  const auto ops = scan(PECHECK_CUDA_PTX_FMAD);
+  EXPECT_NE(violations(ops), "") << "the inspection did not notice -fmad=true";
+}
+
+}  // namespace
