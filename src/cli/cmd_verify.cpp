@@ -1,12 +1,93 @@
-// pecheck verify: placeholder registration, replaced by the issue that builds this command.
+// pecheck verify: checks a kernel plug-in library against spec/abi.md.
+//
+//   pecheck verify --kernel PATH.so [--report DIR] [--junit FILE] [--seed N]
+//                  [--budget-seconds S] [--max-position N] [--contract logits|softmax]
+//                  [--only CHECK]... [--format text|json]
+//
+// Exit status: 0 every check passed, 1 a counterexample was found (or a check could not
+// decide), 2 bad usage or a library that cannot be loaded, 3 a report could not be written.
+#include <unistd.h>
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "report/json.hpp"
+#include "report/write.hpp"
+#include "verify/verify.hpp"
 
 namespace pecheck::cli {
 
+namespace {
+
+struct VerifyArgs {
+  std::string kernel;
+  std::string report_dir;
+  std::string junit;
+  std::uint64_t seed = 0;
+  double budget_seconds = VerifyOptions{}.budget_seconds;
+  std::int64_t max_position = VerifyOptions{}.max_position;
+  std::string contract = "logits";
+  std::vector<std::string> only;
+  std::string format = "text";
+  double call_timeout = VerifyOptions{}.call_timeout_seconds;
+};
+
+int run_verify(const VerifyArgs& a) {
+  VerifyOptions o;
+  o.seed = a.seed;
+  o.budget_seconds = a.budget_seconds;
+  o.max_position = a.max_position;
+  o.contract = a.contract;
+  o.only = a.only;
+  o.call_timeout_seconds = a.call_timeout;
+  o.kernel_label = a.kernel;
+  const bool tty = isatty(STDERR_FILENO) != 0;
+  if (tty) {
+    o.on_check = [](const report::CheckResult& c, std::size_t done, std::size_t total) {
+      std::fprintf(stderr, "\r\033[K[%zu/%zu] %-24s %s", done, total, c.name.c_str(),
+                   std::string(report::to_string(c.status)).c_str());
+      if (done == total) std::fprintf(stderr, "\r\033[K");
+      std::fflush(stderr);
+    };
+  }
+  const VerifyResult r = verify_library(a.kernel, o);
+  if (!a.report_dir.empty()) report::write_report_dir(a.report_dir, r);
+  if (!a.junit.empty()) report::write_junit(a.junit, r);
+  const std::string out = a.format == "json" ? report::render_json(r) : report::render_text(r);
+  std::fwrite(out.data(), 1, out.size(), stdout);
+  if (!out.empty() && out.back() != '\n') std::fputc('\n', stdout);
+  std::fflush(stdout);
+  return r.exit_status();
+}
+
+}  // namespace
+
 void register_verify(CLI::App& app, Runner& run) {
-  auto* sub = app.add_subcommand("verify", "(not built yet)");
-  sub->callback([&run] { run = [] () -> int { throw UsageError("'verify' is not built yet"); }; });
+  auto args = std::make_shared<VerifyArgs>();
+  auto* sub = app.add_subcommand(
+      "verify",
+      "Verify a kernel plug-in (spec/pecheck_kernel.h): oracle agreement, relative-position properties, "
+      "rejections, bounds, completeness, determinism; crashes and hangs isolated in a worker process.\n"
+      "Exit status: 0 all checks pass, 1 counterexample, 2 usage or load error, 3 report not written.");
+  sub->add_option("--kernel", args->kernel, "plug-in shared library (.so)")->required();
+  sub->add_option("--report", args->report_dir, "write DIR/report.json, report.md, report.html");
+  sub->add_option("--junit", args->junit, "write JUnit XML to FILE");
+  sub->add_option("--seed", args->seed, "seed of the case generators (same seed, same result)");
+  sub->add_option("--budget-seconds", args->budget_seconds, "wall-clock budget of the run (0 = none)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--max-position", args->max_position, "largest position generated")
+      ->check(CLI::Range(std::int64_t{1}, (std::int64_t{1} << 31) - 1));
+  sub->add_option("--contract", args->contract, "logits (default) or softmax (per-row constants allowed)")
+      ->check(CLI::IsMember({"logits", "softmax"}));
+  sub->add_option("--only", args->only, "run only CHECK (a name like rope.oracle, a scheme like rope, or .reject)");
+  sub->add_option("--format", args->format, "stdout format: text or json")->check(CLI::IsMember({"text", "json"}));
+  sub->add_option("--call-timeout", args->call_timeout, "seconds one kernel call may take before it counts as a hang")
+      ->check(CLI::PositiveNumber);
+  sub->callback([&run, args] { run = [args] { return run_verify(*args); }; });
 }
 
 }  // namespace pecheck::cli

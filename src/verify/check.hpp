@@ -1,0 +1,89 @@
+// The check framework: a check generates cases from (seed, name, index), evaluates each through
+// the kernel, and on the first failure shrinks the case and records a counterexample.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/result.hpp"
+#include "verify/cases.hpp"
+#include "verify/run.hpp"
+#include "verify/verify.hpp"
+#include "verify/worker.hpp"
+
+namespace pecheck::verifier {
+
+struct Failure {
+  std::string clause;
+  std::string kind;
+  std::string message;
+  std::optional<report::WorstElement> worst;
+  std::optional<int> return_code;
+  std::optional<int> signal;
+  std::vector<std::string> notes;
+};
+
+// What evaluation functions see: the executor, the options, and statistics of passing cases.
+struct Ctx {
+  Executor& ex;
+  const VerifyOptions& opt;
+  bool record = true;           // false while shrinking
+  std::int64_t elements = 0;
+  double max_ulps = -1;
+  std::map<std::int64_t, double> series;  // position -> largest error in contract units
+  std::vector<std::string> notes;         // e.g. ambiguous T5 boundaries met
+
+  bool softmax() const { return opt.contract == "softmax"; }
+  void observe(std::int64_t position, double ulps, double units);
+  void note(const std::string& s);
+};
+
+template <class Case>
+struct CheckDef {
+  std::string name, clause, description;
+  Fn fn;
+  std::int64_t cases = 100;
+  std::function<Case(Rng&, const GenParams&)> generate;
+  std::function<std::optional<Failure>(Ctx&, const Case&)> evaluate;
+};
+
+// A type-erased check, ready to run.
+struct AnyCheck {
+  std::string name, clause, description;
+  Fn fn;
+  std::function<report::CheckResult(Ctx&, double deadline_s)> run;
+};
+
+// The failure of a valid call that did not return 0: a crash, abort, exit or hang (ABI-GEN-7)
+// or a non-zero status (ABI-GEN-2). nullopt when the call returned 0.
+std::optional<Failure> call_failure(Fn fn, const RunResult& r);
+
+// Report location of a flat output index.
+report::WorstElement locate(const RopeCase& c, std::int64_t flat);
+report::WorstElement locate(const AlibiCase& c, std::int64_t flat);
+report::WorstElement locate(const T5Case& c, std::int64_t flat);
+report::WorstElement locate(const SinusoidalCase& c, std::int64_t flat);
+report::WorstElement locate(const LearnedCase& c, std::int64_t flat);
+
+// Checks every ABI function gets: rejections, bounds, completeness, determinism.
+template <class Case>
+void add_generic_checks(std::vector<AnyCheck>& out, Fn fn, const std::string& domain_clause,
+                        std::function<Case(Rng&, const GenParams&)> gen,
+                        std::function<Case(Rng&, const GenParams&)> gen_invalid, bool write_only);
+
+template <class Case>
+AnyCheck make_check(CheckDef<Case> def);
+
+void add_rope_checks(std::vector<AnyCheck>& out);
+void add_alibi_checks(std::vector<AnyCheck>& out);
+void add_t5_checks(std::vector<AnyCheck>& out);
+void add_sinusoidal_checks(std::vector<AnyCheck>& out);
+void add_learned_checks(std::vector<AnyCheck>& out);
+
+double now_seconds();  // monotonic clock
+
+}  // namespace pecheck::verifier

@@ -1,0 +1,240 @@
+// Template definitions of the check framework (included by the check catalogue files).
+#pragma once
+
+#include <cmath>
+#include <string>
+
+#include "verify/check.hpp"
+
+namespace pecheck::verifier {
+
+namespace detail {
+
+// Greedy shrinking: take the first candidate that fails the same way, start over; stop when no
+// candidate fails, after `max_evals` evaluations or at `deadline` (monotonic seconds).
+template <class Case>
+std::int64_t shrink(Ctx& ctx, const CheckDef<Case>& def, Case& best, Failure& fail, double deadline) {
+  constexpr std::int64_t kMaxEvals = 2000;
+  std::int64_t evals = 0, steps = 0;
+  const bool was = ctx.record;
+  ctx.record = false;
+  for (bool improved = true; improved;) {
+    improved = false;
+    for (auto& cand : shrink_candidates(best)) {
+      if (evals >= kMaxEvals || now_seconds() > deadline) break;
+      ++evals;
+      auto g = def.evaluate(ctx, cand);
+      if (g && g->kind == fail.kind && g->clause == fail.clause) {
+        best = std::move(cand);
+        fail = std::move(*g);
+        ++steps;
+        improved = true;
+        break;
+      }
+    }
+  }
+  ctx.record = was;
+  return steps;
+}
+
+inline std::string reproduce_line(const VerifyOptions& o, const std::string& check) {
+  std::string s = "pecheck verify --kernel " + (o.kernel_label.empty() ? std::string("LIB.so") : o.kernel_label);
+  s += " --seed " + std::to_string(o.seed);
+  if (o.max_position != VerifyOptions{}.max_position) s += " --max-position " + std::to_string(o.max_position);
+  if (o.contract != "logits") s += " --contract " + o.contract;
+  s += " --only " + check;
+  return s;
+}
+
+}  // namespace detail
+
+template <class Case>
+AnyCheck make_check(CheckDef<Case> def) {
+  AnyCheck a{def.name, def.clause, def.description, def.fn, {}};
+  a.run = [def](Ctx& ctx, double deadline) {
+    const VerifyOptions& o = ctx.opt;
+    report::CheckResult res;
+    res.name = def.name;
+    res.scheme = std::string(scheme(def.fn));
+    res.function = std::string(symbol(def.fn));
+    res.clause = def.clause;
+    res.description = def.description;
+    const double t0 = now_seconds();
+    const GenParams gp{o.max_position};
+    const std::int64_t n = std::max<std::int64_t>(1, std::llround(static_cast<double>(def.cases) * o.case_scale));
+    const std::int64_t shards = std::max<std::int64_t>(1, o.shard_count);
+    std::int64_t planned = 0;
+    for (std::int64_t i = 0; i < n; ++i) planned += (i % shards == o.shard_index);
+    res.status = report::CheckStatus::Pass;
+    for (std::int64_t i = 0; i < n; ++i) {
+      if (i % shards != o.shard_index) continue;
+      if (deadline > 0 && now_seconds() > deadline) {
+        if (res.cases == 0) {
+          res.status = report::CheckStatus::Timeout;
+          res.reason = "the time budget was spent before the first case";
+        } else {
+          res.reason = "time budget reached after " + std::to_string(res.cases) + " of " +
+                       std::to_string(planned) + " cases";
+        }
+        break;
+      }
+      Rng r = Rng::for_case(o.seed, def.name, static_cast<std::uint64_t>(i));
+      Case c = def.generate(r, gp);
+      auto f = def.evaluate(ctx, c);
+      ++res.cases;
+      if (!f) continue;
+      report::Counterexample cx;
+      // Shrinking may overrun the run's budget by a bounded amount: a minimal counterexample is
+      // worth more than a punctual exit.
+      cx.shrink_steps = detail::shrink(ctx, def, c, *f, now_seconds() + 20.0);
+      cx.clause = f->clause;
+      cx.kind = f->kind;
+      cx.message = f->message;
+      cx.function = res.function;
+      describe(c, cx.args, cx.inputs);
+      cx.args.push_back({"case_index", i});
+      cx.worst = f->worst;
+      cx.return_code = f->return_code;
+      cx.signal = f->signal;
+      cx.notes = f->notes;
+      cx.reproduce = detail::reproduce_line(o, def.name);
+      res.counterexample = std::move(cx);
+      res.status = report::CheckStatus::Fail;
+      break;
+    }
+    res.elements = ctx.elements;
+    if (ctx.max_ulps >= 0) res.max_ulps = ctx.max_ulps;
+    if (!ctx.series.empty()) {
+      report::ErrorSeries s;
+      s.label = "largest error over the elements at each position";
+      s.unit = "contract";
+      s.budget = 1.0;
+      for (const auto& [p, e] : ctx.series) s.points.push_back({static_cast<double>(p), e});
+      res.series.push_back(std::move(s));
+    }
+    if (res.status == report::CheckStatus::Fail && !ctx.notes.empty()) {
+      for (const auto& nt : ctx.notes) res.counterexample->notes.push_back(nt);
+    }
+    res.seconds = now_seconds() - t0;
+    return res;
+  };
+  return a;
+}
+
+template <class Case>
+std::string domain_violation_clause(const Case& c, const std::string& domain_clause) {
+  return c.null_field.empty() ? domain_clause : "ABI-GEN-3";
+}
+
+template <class Case>
+void add_generic_checks(std::vector<AnyCheck>& out, Fn fn, const std::string& domain_clause,
+                        std::function<Case(Rng&, const GenParams&)> gen,
+                        std::function<Case(Rng&, const GenParams&)> gen_invalid, bool write_only) {
+  const std::string s(scheme(fn));
+  const std::string sym(symbol(fn));
+  out.push_back(make_check<Case>(
+      {s + ".reject", domain_clause,
+       "calls outside the domain of " + domain_clause + " (and NULL arrays) are rejected with a non-zero "
+       "return and leave the output untouched (ABI-GEN-3)",
+       fn, 150, gen_invalid, [fn, domain_clause, sym](Ctx& ctx, const Case& c) -> std::optional<Failure> {
+         const std::string why = invalid_reason(c);
+         if (why.empty()) return std::nullopt;  // shrinking made it valid: not this check's case
+         const RunResult r = run_case(ctx.ex, c);
+         Failure f;
+         if (!r.outcome.returned()) {
+           f = *call_failure(fn, r);
+           f.message = sym + " " + r.outcome.describe() + " on an invalid call (" + why + ") instead of rejecting it";
+           return f;
+         }
+         if (r.outcome.rc == 0) {
+           f.clause = domain_violation_clause(c, domain_clause);
+           f.kind = "accepted-invalid";
+           f.message = sym + " returned 0 for an invalid call: " + why;
+           f.return_code = 0;
+           return f;
+         }
+         if (!r.unchanged || !r.guards_ok()) {
+           f.clause = "ABI-GEN-3";
+           f.kind = "rejected-but-wrote";
+           f.message = sym + " rejected an invalid call (" + why + ") but changed its output buffer";
+           f.return_code = r.outcome.rc;
+           return f;
+         }
+         return std::nullopt;
+       }}));
+  out.push_back(make_check<Case>(
+      {s + ".bounds", "ABI-GEN-4",
+       "valid calls write nothing before or after the output buffer (canary guard zones) and never "
+       "into their inputs",
+       fn, 60, gen, [fn, sym](Ctx& ctx, const Case& c) -> std::optional<Failure> {
+         const RunResult r = run_case(ctx.ex, c);
+         if (!r.outcome.returned()) return call_failure(fn, r);
+         Failure f;
+         f.clause = "ABI-GEN-4";
+         if (!r.guards_ok()) {
+           const std::int64_t g = r.guard_violation;
+           const std::int64_t n = static_cast<std::int64_t>(r.out.size());
+           f.kind = "out-of-bounds";
+           f.message = sym + " wrote outside its output: " +
+                       (g < 0 ? std::to_string(-g) + " floats before the first element"
+                              : std::to_string(g - n + 1) + " floats after the last element (index " +
+                                    std::to_string(g) + " of " + std::to_string(n) + ")");
+           f.return_code = r.outcome.rc;
+           return f;
+         }
+         if (!r.input_changed.empty()) {
+           f.kind = "wrote-input";
+           f.message = sym + " modified its input '" + r.input_changed + "'";
+           f.return_code = r.outcome.rc;
+           return f;
+         }
+         return call_failure(fn, r);
+       }}));
+  if (write_only) {
+    out.push_back(make_check<Case>(
+        {s + ".written", "ABI-GEN-5",
+         "every element of the output is written (outputs are poisoned with a NaN payload first)", fn, 60, gen,
+         [fn, sym](Ctx& ctx, const Case& c) -> std::optional<Failure> {
+           const RunResult r = run_case(ctx.ex, c);
+           if (auto f = call_failure(fn, r)) return f;
+           if (r.unwritten == 0) return std::nullopt;
+           Failure f;
+           f.clause = "ABI-GEN-5";
+           f.kind = "unwritten";
+           f.message = sym + " left " + std::to_string(r.unwritten) + " of " + std::to_string(r.out.size()) +
+                       " output elements unwritten";
+           f.worst = locate(c, r.first_unwritten);
+           f.worst->actual = r.out[static_cast<std::size_t>(r.first_unwritten)];
+           f.worst->expected = f.worst->actual;
+           f.notes.push_back("an unwritten element still holds pecheck's poison NaN (bits 0x7fa5c0de)");
+           return f;
+         }}));
+  }
+  out.push_back(make_check<Case>(
+      {s + ".determinism", "ABI-GEN-6", "the same call twice gives the same bits", fn, 40, gen,
+       [fn, sym](Ctx& ctx, const Case& c) -> std::optional<Failure> {
+         const RunResult a = run_case(ctx.ex, c, RunMode{});
+         if (auto f = call_failure(fn, a)) return f;
+         RunMode m2;
+         m2.poison = kPoisonBitsAlt;
+         const RunResult b = run_case(ctx.ex, c, m2);
+         if (auto f = call_failure(fn, b)) return f;
+         for (std::size_t i = 0; i < a.out.size(); ++i) {
+           const auto ba = float_bits(a.out[i]), bb = float_bits(b.out[i]);
+           if (ba == kPoisonBits || bb == kPoisonBitsAlt) continue;  // unwritten: the .written check's job
+           if (ba != bb) {
+             Failure f;
+             f.clause = "ABI-GEN-6";
+             f.kind = "nondeterministic";
+             f.message = sym + " gave different bits for the same call";
+             f.worst = locate(c, static_cast<std::int64_t>(i));
+             f.worst->expected = a.out[i];
+             f.worst->actual = b.out[i];
+             return f;
+           }
+         }
+         return std::nullopt;
+       }}));
+}
+
+}  // namespace pecheck::verifier

@@ -1,0 +1,268 @@
+// ALiBi and T5 checks (spec/abi.md ABI-ALIBI-*, ABI-T5-*): oracle agreement, and biases that
+// depend only on the offset, checked through the kernel itself under a common position shift.
+#include <algorithm>
+#include <cmath>
+
+#include "oracle/budget.hpp"
+#include "oracle/oracle.hpp"
+#include "verify/check_impl.hpp"
+
+namespace pecheck::verifier {
+
+namespace {
+
+using oracle::Format;
+
+double half_ulp(double v) { return 0.5 * oracle::ulp_of(v, Format::F32); }
+
+// Compares `actual` with `ref` over [n_heads][n_q][n_k] rows. `bound(idx)` is the allowed
+// absolute error of an element. Masked elements (ref == -inf) must be -inf exactly. With
+// `softmax`, each row may carry a constant offset (removed as the midpoint of the row's
+// differences before comparing). Returns the worst element and its error in units of its bound.
+struct RowWorst {
+  std::int64_t index = -1;
+  double units = 0;
+  double offset = 0;  // the row constant removed at the worst element (softmax)
+};
+
+template <class Bound>
+RowWorst compare_rows(const std::vector<double>& ref, const std::vector<float>& actual, std::int64_t rows,
+                      std::int64_t n_k, bool softmax, Bound bound) {
+  RowWorst w;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    double lo = INFINITY, hi = -INFINITY;
+    for (std::int64_t j = 0; j < n_k; ++j) {
+      const std::size_t i = static_cast<std::size_t>(r * n_k + j);
+      if (std::isinf(ref[i]) || !std::isfinite(actual[i])) continue;
+      const double d = static_cast<double>(actual[i]) - ref[i];
+      lo = std::min(lo, d), hi = std::max(hi, d);
+    }
+    const double c = softmax && lo <= hi ? 0.5 * (lo + hi) : 0.0;
+    for (std::int64_t j = 0; j < n_k; ++j) {
+      const std::size_t i = static_cast<std::size_t>(r * n_k + j);
+      double units;
+      if (std::isinf(ref[i]) && ref[i] < 0) {
+        units = (std::isinf(actual[i]) && actual[i] < 0) ? 0 : INFINITY;
+      } else {
+        const double e = std::fabs(static_cast<double>(actual[i]) - ref[i] - c);
+        const double b = bound(i);
+        units = e == 0 ? 0 : (b > 0 && !std::isnan(e)) ? e / b : INFINITY;
+      }
+      if (units > w.units || (w.index < 0 && units > 1)) w = {static_cast<std::int64_t>(i), units, c};
+    }
+  }
+  return w;
+}
+
+pec_alibi_args alibi_args(const AlibiCase& c, const std::vector<std::int64_t>& q, const std::vector<std::int64_t>& k) {
+  return pec_alibi_args{c.n_heads, c.n_q, c.n_k, c.mode, q.data(), k.data()};
+}
+
+std::optional<Failure> eval_alibi_oracle(Ctx& ctx, const AlibiCase& c) {
+  const RunResult r = run_case(ctx.ex, c);
+  if (auto f = call_failure(Fn::Alibi, r)) return f;
+  const std::size_t n = r.out.size();
+  if (n == 0) return std::nullopt;
+  std::vector<double> bias(n), ref(n);
+  oracle::alibi_block(alibi_args(c, c.q_pos, c.k_pos), Format::F32, nullptr, bias.data());
+  for (std::size_t i = 0; i < n; ++i) ref[i] = std::isinf(bias[i]) ? bias[i] : c.scores[i] + bias[i];
+  const oracle::Budget& b = oracle::budget("alibi", Format::F32);
+  // The bias within its budget, then one rounding of the sum into the float score.
+  const auto bound = [&](std::size_t i) {
+    const double m = std::max(std::fabs(bias[i]), std::fabs(static_cast<double>(r.out[i]) - c.scores[i]));
+    return b.bound({m}) + half_ulp(std::max(std::fabs(ref[i]), std::fabs(static_cast<double>(r.out[i]))));
+  };
+  const RowWorst w = compare_rows(ref, r.out, c.n_heads * c.n_q, c.n_k, ctx.softmax(), bound);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (ctx.record && !std::isinf(ref[i])) {
+      const double e = std::fabs(r.out[i] - ref[i]);
+      ctx.observe(c.q_pos[(i / c.n_k) % c.n_q], e / oracle::ulp_of(ref[i], Format::F32), e / bound(i));
+    }
+  }
+  if (!(w.units > 1)) return std::nullopt;
+  Failure f;
+  f.clause = "ABI-ALIBI-2";
+  f.kind = std::isnan(r.out[w.index]) ? "nan" : "mismatch";
+  f.worst = locate(c, w.index);
+  auto& we = *f.worst;
+  we.expected = static_cast<float>(ref[w.index] + w.offset);
+  we.actual = r.out[w.index];
+  we.abs_error = std::fabs(we.actual - ref[w.index] - w.offset);
+  we.ulps = std::isinf(ref[w.index]) ? INFINITY : we.abs_error / oracle::ulp_of(ref[w.index], Format::F32);
+  we.contract_units = w.units;
+  f.message = std::string("scores + bias differ from the exact ALiBi result by ") + report::format_real(w.units) +
+              " times the float32 budget (" + b.clause + ")" +
+              (std::isinf(ref[w.index]) ? "; the element should be masked to -inf" : "");
+  if (ctx.softmax()) f.notes.push_back("--contract softmax: a constant per (head, query) row is allowed");
+  f.notes.push_back("expected includes the initial score; the bias alone is " + report::format_real(
+                                                                                   ref[w.index] - c.scores[w.index]));
+  return f;
+}
+
+template <class C>
+void choose_shift(Rng& r, const GenParams& p, C& c) {
+  std::int64_t lo = p.max_position, hi = 0;
+  for (auto v : c.q_pos) lo = std::min(lo, v), hi = std::max(hi, v);
+  for (auto v : c.k_pos) lo = std::min(lo, v), hi = std::max(hi, v);
+  if (hi < lo) return;
+  const std::int64_t down = lo, up = p.max_position - hi;
+  if (down + up == 0) return;
+  c.shift = r.range(-down, up);
+  if (c.shift == 0) c.shift = up > 0 ? up : -down;
+}
+
+AlibiCase gen_alibi_shift(Rng& r, const GenParams& p) {
+  AlibiCase c = gen_alibi(r, p);
+  choose_shift(r, p, c);
+  return c;
+}
+
+std::optional<Failure> eval_alibi_shift(Ctx& ctx, const AlibiCase& c) {
+  RunMode m0, m1;
+  m0.zero_scores = m1.zero_scores = true;
+  m1.shift = c.shift;
+  const RunResult a = run_case(ctx.ex, c, m0);
+  if (auto f = call_failure(Fn::Alibi, a)) return f;
+  const RunResult s = run_case(ctx.ex, c, m1);
+  if (auto f = call_failure(Fn::Alibi, s)) return f;
+  const std::size_t n = a.out.size();
+  if (n == 0) return std::nullopt;
+  std::vector<double> bias(n), ref(a.out.begin(), a.out.end());
+  oracle::alibi_block(alibi_args(c, c.q_pos, c.k_pos), Format::F32, nullptr, bias.data());
+  for (std::size_t i = 0; i < n; ++i) {
+    if (std::isinf(bias[i])) ref[i] = bias[i];  // masked stays masked under the shift
+  }
+  const oracle::Budget& b = oracle::budget("alibi", Format::F32);
+  // Both calls are within budget of the same exact bias (it depends on the offset only).
+  const auto bound = [&](std::size_t i) {
+    const double m = std::max({std::fabs(bias[i]), std::fabs(static_cast<double>(a.out[i])),
+                               std::fabs(static_cast<double>(s.out[i]))});
+    return 2 * b.bound({m}) + (ctx.softmax() ? 2 * half_ulp(m) : 0.0);
+  };
+  const RowWorst w = compare_rows(ref, s.out, c.n_heads * c.n_q, c.n_k, ctx.softmax(), bound);
+  if (ctx.record) ctx.elements += static_cast<std::int64_t>(n);
+  if (!(w.units > 1)) return std::nullopt;
+  Failure f;
+  f.clause = "ABI-ALIBI-3";
+  f.kind = "property";
+  f.worst = locate(c, w.index);
+  f.worst->expected = a.out[w.index];
+  f.worst->actual = s.out[w.index];
+  f.worst->abs_error = std::fabs(f.worst->actual - f.worst->expected - w.offset);
+  f.worst->contract_units = w.units;
+  f.message = "the bias changed under a common shift of " + std::to_string(c.shift) + " positions by " +
+              report::format_real(w.units) + " times the float32 ALiBi budget" +
+              (ctx.softmax() ? " (beyond a per-row constant)" : "");
+  f.notes.push_back("expected = bias at the original positions, actual = bias after the shift (zero input scores)");
+  if (!ctx.softmax()) f.notes.push_back("BLOOM-style key-only biases pass with --contract softmax");
+  return f;
+}
+
+// T5 ------------------------------------------------------------------------------------------
+
+std::int64_t find_bucket(const T5Case& c, std::int64_t h, float v) {
+  for (std::int64_t b = 0; b < c.num_buckets; ++b) {
+    if (float_bits(c.table[static_cast<std::size_t>(b * c.n_heads + h)]) == float_bits(v)) return b;
+  }
+  return -1;
+}
+
+std::optional<Failure> eval_t5_oracle(Ctx& ctx, const T5Case& c) {
+  const RunResult r = run_case(ctx.ex, c);
+  if (auto f = call_failure(Fn::T5, r)) return f;
+  for (std::int64_t i = 0; i < c.n_q; ++i) {
+    for (std::int64_t j = 0; j < c.n_k; ++j) {
+      const std::int64_t rel = c.k_pos[j] - c.q_pos[i];
+      const oracle::T5Bucket tb = oracle::t5_bucket(rel, c.num_buckets, c.max_distance, c.bidirectional != 0);
+      for (std::int64_t h = 0; h < c.n_heads; ++h) {
+        const std::size_t idx = static_cast<std::size_t>((h * c.n_q + i) * c.n_k + j);
+        const float want = c.table[static_cast<std::size_t>(tb.bucket * c.n_heads + h)];
+        const float alt = c.table[static_cast<std::size_t>(tb.alternative * c.n_heads + h)];
+        const float got = r.out[idx];
+        ctx.observe(c.q_pos[i], 0, 0);
+        if (float_bits(got) == float_bits(want)) continue;
+        if (tb.ambiguous && float_bits(got) == float_bits(alt)) {
+          ctx.note("t5: relative position " + std::to_string(rel) + " lies on an ambiguous bucket boundary; bucket " +
+                   std::to_string(tb.alternative) + " accepted besides " + std::to_string(tb.bucket) + " (ABI-T5-2)");
+          continue;
+        }
+        Failure f;
+        f.clause = "ABI-T5-2";
+        f.kind = "wrong-bucket";
+        f.worst = locate(c, static_cast<std::int64_t>(idx));
+        f.worst->expected = want;
+        f.worst->actual = got;
+        f.worst->abs_error = std::fabs(static_cast<double>(got) - want);
+        f.worst->contract_units = INFINITY;
+        const std::int64_t gb = find_bucket(c, h, got);
+        f.message = "relative position " + std::to_string(rel) + " (k - q) maps to bucket " + std::to_string(tb.bucket) +
+                    (tb.ambiguous ? " (or " + std::to_string(tb.alternative) + ", ambiguous)" : "") + ", but the kernel wrote " +
+                    (gb >= 0 ? "the value of bucket " + std::to_string(gb) : "a value that is not in the table column");
+        if (tb.ambiguous) f.notes.push_back("this offset is on an ambiguous boundary: both neighbouring buckets are accepted");
+        return f;
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+T5Case gen_t5_shift(Rng& r, const GenParams& p) {
+  T5Case c = gen_t5(r, p);
+  choose_shift(r, p, c);
+  return c;
+}
+
+std::optional<Failure> eval_t5_shift(Ctx& ctx, const T5Case& c) {
+  const RunResult a = run_case(ctx.ex, c);
+  if (auto f = call_failure(Fn::T5, a)) return f;
+  RunMode m;
+  m.shift = c.shift;
+  const RunResult s = run_case(ctx.ex, c, m);
+  if (auto f = call_failure(Fn::T5, s)) return f;
+  for (std::size_t i = 0; i < a.out.size(); ++i) {
+    if (float_bits(a.out[i]) != float_bits(s.out[i])) {
+      Failure f;
+      f.clause = "ABI-T5-3";
+      f.kind = "property";
+      f.worst = locate(c, static_cast<std::int64_t>(i));
+      f.worst->expected = a.out[i];
+      f.worst->actual = s.out[i];
+      f.worst->abs_error = std::fabs(static_cast<double>(s.out[i]) - a.out[i]);
+      f.message = "the bias changed under a common shift of " + std::to_string(c.shift) + " positions";
+      f.notes.push_back("expected = bias at the original positions, actual = bias after the shift");
+      return f;
+    }
+  }
+  if (ctx.record) ctx.elements += static_cast<std::int64_t>(a.out.size());
+  return std::nullopt;
+}
+
+}  // namespace
+
+void add_alibi_checks(std::vector<AnyCheck>& out) {
+  out.push_back(make_check<AlibiCase>(
+      {"alibi.oracle", "ABI-ALIBI-2",
+       "scores + bias agree with the exact ALiBi bias (slopes for any head count, both modes, -inf masking) "
+       "within the float32 contract",
+       Fn::Alibi, 150, gen_alibi, eval_alibi_oracle}));
+  out.push_back(make_check<AlibiCase>(
+      {"alibi.shift", "ABI-ALIBI-3",
+       "the bias written for positions shifted by a common amount equals the unshifted one (per row up to a "
+       "constant with --contract softmax)",
+       Fn::Alibi, 100, gen_alibi_shift, eval_alibi_shift}));
+  add_generic_checks<AlibiCase>(out, Fn::Alibi, "ABI-ALIBI-1", gen_alibi, gen_alibi_invalid, false);
+}
+
+void add_t5_checks(std::vector<AnyCheck>& out) {
+  out.push_back(make_check<T5Case>(
+      {"t5.oracle", "ABI-T5-2",
+       "bias[h][i][j] is the table entry of T5's bucket of k_pos - q_pos (either neighbour on ambiguous "
+       "boundaries)",
+       Fn::T5, 150, gen_t5, eval_t5_oracle}));
+  out.push_back(make_check<T5Case>({"t5.shift", "ABI-T5-3",
+                                    "the bias for positions shifted by a common amount is bit-identical", Fn::T5, 100,
+                                    gen_t5_shift, eval_t5_shift}));
+  add_generic_checks<T5Case>(out, Fn::T5, "ABI-T5-1", gen_t5, gen_t5_invalid, true);
+}
+
+}  // namespace pecheck::verifier

@@ -1,0 +1,262 @@
+// RoPE checks (spec/abi.md ABI-ROPE-*): oracle agreement within the float32 contract,
+// bit-exact pass-through lanes, in-place operation, and shift-invariant scores formed from the
+// kernel's own outputs; plus the generic rejection, bounds, completeness and determinism checks.
+#include <cmath>
+
+#include "oracle/budget.hpp"
+#include "oracle/oracle.hpp"
+#include "verify/check_impl.hpp"
+
+namespace pecheck::verifier {
+
+namespace {
+
+using oracle::Format;
+
+pec_rope_args oracle_args(const RopeCase& c, const std::vector<std::int64_t>& positions) {
+  return pec_rope_args{c.n_tokens, c.n_heads, c.head_dim, c.rotary_dim, c.layout, c.theta_base, c.position_scale,
+                       positions.data(), c.has_inv_freq ? c.inv_freq.data() : nullptr};
+}
+
+// f_i in double: the budget's angle input (an upper-bound formula; double accuracy is ample).
+std::vector<double> freqs(const RopeCase& c) {
+  std::vector<double> f(static_cast<std::size_t>(c.rotary_dim / 2));
+  for (std::size_t i = 0; i < f.size(); ++i) {
+    f[i] = c.has_inv_freq ? static_cast<double>(c.inv_freq[i])
+                          : std::pow(c.theta_base, -2.0 * static_cast<double>(i) / static_cast<double>(c.rotary_dim));
+  }
+  return f;
+}
+
+std::int64_t lane_a(const RopeCase& c, std::int64_t i) { return c.layout == 0 ? i : 2 * i; }
+std::int64_t lane_b(const RopeCase& c, std::int64_t i) { return c.layout == 0 ? i + c.rotary_dim / 2 : 2 * i + 1; }
+
+std::optional<Failure> eval_oracle(Ctx& ctx, const RopeCase& c) {
+  const RunResult r = run_case(ctx.ex, c);
+  if (auto f = call_failure(Fn::Rope, r)) return f;
+  const std::size_t n = r.out.size();
+  if (n == 0) return std::nullopt;
+  std::vector<float> rounded(n);
+  std::vector<double> exact(n);
+  const auto args = oracle_args(c, c.positions);
+  oracle::rope_block(args, c.x.data(), Format::F32, rounded.data(), exact.data());
+  const oracle::Budget& b = oracle::budget("rope", Format::F32);
+  const auto f = freqs(c);
+  double worst_units = 0;
+  std::int64_t worst = -1;
+  double worst_ulps = 0;
+  for (std::int64_t t = 0; t < c.n_tokens; ++t) {
+    const double pos = static_cast<double>(c.positions[static_cast<std::size_t>(t)]);
+    for (std::int64_t h = 0; h < c.n_heads; ++h) {
+      const std::int64_t base = (t * c.n_heads + h) * c.head_dim;
+      for (std::int64_t i = 0; i < c.rotary_dim / 2; ++i) {
+        const std::int64_t ia = base + lane_a(c, i), ib = base + lane_b(c, i);
+        const double theta = pos * c.position_scale * f[static_cast<std::size_t>(i)];
+        const oracle::BudgetInputs in{std::fabs(c.x[ia]) + std::fabs(c.x[ib]), std::fabs(theta)};
+        for (std::int64_t idx : {ia, ib}) {
+          const double actual = r.out[static_cast<std::size_t>(idx)];
+          const double ex = exact[static_cast<std::size_t>(idx)];
+          const double units = b.units(std::fabs(actual - ex), in);
+          const double ulps = oracle::ulp_error(actual, ex, 0.0, Format::F32);
+          ctx.observe(static_cast<std::int64_t>(pos), ulps, units);
+          if (units > worst_units || (std::isnan(units) && worst < 0)) {
+            worst_units = units;
+            worst = idx;
+            worst_ulps = ulps;
+          }
+        }
+      }
+    }
+  }
+  if (!(worst_units > 1)) return std::nullopt;
+  Failure fl;
+  fl.clause = "ABI-ROPE-2";
+  fl.kind = std::isnan(r.out[static_cast<std::size_t>(worst)]) ? "nan" : "mismatch";
+  fl.worst = locate(c, worst);
+  auto& w = *fl.worst;
+  w.expected = rounded[static_cast<std::size_t>(worst)];
+  w.actual = r.out[static_cast<std::size_t>(worst)];
+  w.abs_error = std::fabs(w.actual - exact[static_cast<std::size_t>(worst)]);
+  w.ulps = worst_ulps;
+  w.contract_units = worst_units;
+  fl.message = "y differs from the exact rotation by " + report::format_real(worst_ulps) + " ulp, " +
+               report::format_real(worst_units) + " times the float32 RoPE budget (" + b.clause + ")";
+  return fl;
+}
+
+std::optional<Failure> eval_passthrough(Ctx& ctx, const RopeCase& c) {
+  const RunResult r = run_case(ctx.ex, c);
+  if (auto f = call_failure(Fn::Rope, r)) return f;
+  for (std::int64_t t = 0; t < c.n_tokens; ++t) {
+    for (std::int64_t h = 0; h < c.n_heads; ++h) {
+      for (std::int64_t l = c.rotary_dim; l < c.head_dim; ++l) {
+        const std::size_t idx = static_cast<std::size_t>((t * c.n_heads + h) * c.head_dim + l);
+        if (float_bits(r.out[idx]) != float_bits(c.x[idx])) {
+          Failure f;
+          f.clause = "ABI-ROPE-3";
+          f.kind = "mismatch";
+          f.message = "lane " + std::to_string(l) + " >= rotary_dim was not copied bit-exactly";
+          f.worst = locate(c, static_cast<std::int64_t>(idx));
+          f.worst->expected = c.x[idx];
+          f.worst->actual = r.out[idx];
+          f.worst->abs_error = std::fabs(f.worst->actual - f.worst->expected);
+          return f;
+        }
+        ctx.observe(c.positions[static_cast<std::size_t>(t)], 0, 0);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+std::optional<Failure> eval_inplace(Ctx& ctx, const RopeCase& c) {
+  const RunResult sep = run_case(ctx.ex, c);
+  if (auto f = call_failure(Fn::Rope, sep)) return f;
+  RunMode m;
+  m.in_place = true;
+  const RunResult inp = run_case(ctx.ex, c, m);
+  if (auto f = call_failure(Fn::Rope, inp)) return f;
+  for (std::size_t i = 0; i < sep.out.size(); ++i) {
+    if (float_bits(sep.out[i]) != float_bits(inp.out[i])) {
+      Failure f;
+      f.clause = "ABI-ROPE-4";
+      f.kind = "inplace-differs";
+      f.message = "with y == x the result differs from the call with separate buffers";
+      f.worst = locate(c, static_cast<std::int64_t>(i));
+      f.worst->expected = sep.out[i];
+      f.worst->actual = inp.out[i];
+      f.worst->abs_error = std::fabs(f.worst->actual - f.worst->expected);
+      return f;
+    }
+  }
+  ctx.elements += ctx.record ? static_cast<std::int64_t>(sep.out.size()) : 0;
+  return std::nullopt;
+}
+
+RopeCase gen_partial(Rng& r, const GenParams& p) {
+  RopeCase c = gen_rope(r, p);
+  if (c.head_dim == 2) c.head_dim = 4;
+  if (c.rotary_dim == c.head_dim) {
+    c.rotary_dim = 2 * r.range(1, c.head_dim / 2 - 1);
+    if (c.has_inv_freq) c.inv_freq.resize(static_cast<std::size_t>(c.rotary_dim / 2));
+  }
+  c.x.resize(static_cast<std::size_t>(output_size(c)), 0.25f);
+  return c;
+}
+
+// Queries x, keys k, and a common shift that keeps every position in [0, max_position].
+RopeCase gen_shift(Rng& r, const GenParams& p) {
+  RopeCase c = gen_rope(r, p);
+  while (c.n_tokens > 12) {
+    c.n_tokens /= 2;
+    c.positions.resize(static_cast<std::size_t>(c.n_tokens));
+  }
+  if (c.n_tokens == 0) {
+    c.n_tokens = 1;
+    c.positions = {r.range(0, p.max_position)};
+  }
+  c.x.resize(static_cast<std::size_t>(output_size(c)));
+  for (auto& v : c.x) v = r.signed_unit();
+  c.k.resize(c.x.size());
+  for (auto& v : c.k) v = r.signed_unit();
+  std::int64_t lo = c.positions[0], hi = lo;
+  for (auto q : c.positions) lo = std::min(lo, q), hi = std::max(hi, q);
+  const std::int64_t down = lo, up = p.max_position - hi;
+  if (down + up > 0) {
+    c.shift = r.range(-down, up);
+    if (c.shift == 0) c.shift = up > 0 ? up : -down;
+  }
+  return c;
+}
+
+std::optional<Failure> eval_shift(Ctx& ctx, const RopeCase& c) {
+  RunMode mq, mk, mqs, mks;
+  mk.keys = mks.keys = true;
+  mqs.shift = mks.shift = c.shift;
+  const RunResult q0 = run_case(ctx.ex, c, mq);
+  if (auto f = call_failure(Fn::Rope, q0)) return f;
+  const RunResult k0 = run_case(ctx.ex, c, mk);
+  if (auto f = call_failure(Fn::Rope, k0)) return f;
+  const RunResult q1 = run_case(ctx.ex, c, mqs);
+  if (auto f = call_failure(Fn::Rope, q1)) return f;
+  const RunResult k1 = run_case(ctx.ex, c, mks);
+  if (auto f = call_failure(Fn::Rope, k1)) return f;
+  const oracle::Budget& b = oracle::budget("rope", Format::F32);
+  const auto f = freqs(c);
+  const std::int64_t half = c.rotary_dim / 2, D = c.head_dim;
+  std::vector<double> qv(static_cast<std::size_t>(c.rotary_dim)), kv(qv.size());
+  std::vector<double> tm(static_cast<std::size_t>(half)), tn(tm.size()), tms(tm.size()), tns(tm.size());
+  double worst_units = 0;
+  Failure fl;
+  for (std::int64_t h = 0; h < c.n_heads; ++h) {
+    for (std::int64_t t = 0; t < c.n_tokens; ++t) {
+      for (std::int64_t u = 0; u < c.n_tokens; ++u) {
+        const std::int64_t bq = (t * c.n_heads + h) * D, bk = (u * c.n_heads + h) * D;
+        double s0 = 0, s1 = 0;
+        for (std::int64_t l = 0; l < D; ++l) {
+          s0 += static_cast<double>(q0.out[bq + l]) * k0.out[bk + l];
+          s1 += static_cast<double>(q1.out[bq + l]) * k1.out[bk + l];
+        }
+        const double pm = static_cast<double>(c.positions[t]), pn = static_cast<double>(c.positions[u]);
+        for (std::int64_t i = 0; i < half; ++i) {  // NEOX order for the bound: (i, i + half)
+          qv[i] = c.x[bq + lane_a(c, i)], qv[i + half] = c.x[bq + lane_b(c, i)];
+          kv[i] = c.k[bk + lane_a(c, i)], kv[i + half] = c.k[bk + lane_b(c, i)];
+          const double w = c.position_scale * f[i];
+          tm[i] = pm * w, tn[i] = pn * w;
+          tms[i] = (pm + c.shift) * w, tns[i] = (pn + c.shift) * w;
+        }
+        const double bound = oracle::rope_score_bound(b, qv, kv, tm, tn) + oracle::rope_score_bound(b, qv, kv, tms, tns);
+        const double diff = std::fabs(s1 - s0);
+        const double units = diff == 0 ? 0 : bound > 0 ? diff / bound : INFINITY;
+        ctx.observe(c.positions[t], 0, units);
+        if (units > worst_units || (std::isnan(diff) && worst_units == 0)) {
+          worst_units = std::isnan(diff) ? INFINITY : units;
+          report::WorstElement w;
+          w.output = "score";
+          w.index = {h, t, u};
+          w.index_names = {"head", "q_token", "k_token"};
+          w.flat_index = (h * c.n_tokens + t) * c.n_tokens + u;
+          w.position = c.positions[t];
+          w.expected = s0;
+          w.actual = s1;
+          w.abs_error = diff;
+          w.ulps = diff / oracle::ulp_of(s0, Format::F32);
+          w.contract_units = worst_units;
+          fl.worst = w;
+          fl.message = "the score <y_q[" + std::to_string(t) + "], y_k[" + std::to_string(u) + "]> of head " +
+                       std::to_string(h) + " moved by " + report::format_real(diff) + " under a shift of " +
+                       std::to_string(c.shift) + " positions, " + report::format_real(worst_units) +
+                       " times the float32 score contract (PREC-SCORE-1)";
+        }
+      }
+    }
+  }
+  if (!(worst_units > 1)) return std::nullopt;
+  fl.clause = "ABI-ROPE-5";
+  fl.kind = "property";
+  fl.notes.push_back("expected = score at the original positions, actual = score after the shift");
+  return fl;
+}
+
+}  // namespace
+
+void add_rope_checks(std::vector<AnyCheck>& out) {
+  out.push_back(make_check<RopeCase>(
+      {"rope.oracle", "ABI-ROPE-2",
+       "y agrees with the exact rotation (MPFR oracle) within the float32 RoPE contract of spec/contracts.md",
+       Fn::Rope, 160, gen_rope, eval_oracle}));
+  out.push_back(make_check<RopeCase>({"rope.passthrough", "ABI-ROPE-3",
+                                      "lanes rotary_dim..head_dim-1 are copied bit-exactly", Fn::Rope, 40,
+                                      gen_partial, eval_passthrough}));
+  out.push_back(make_check<RopeCase>({"rope.inplace", "ABI-ROPE-4",
+                                      "y == x gives the same bits as separate buffers", Fn::Rope, 40, gen_rope,
+                                      eval_inplace}));
+  out.push_back(make_check<RopeCase>(
+      {"rope.shift", "ABI-ROPE-5",
+       "scores formed from the kernel's own outputs move under a common position shift by no more than the "
+       "float32 score contract",
+       Fn::Rope, 60, gen_shift, eval_shift}));
+  add_generic_checks<RopeCase>(out, Fn::Rope, "ABI-ROPE-1", gen_rope, gen_rope_invalid, true);
+}
+
+}  // namespace pecheck::verifier

@@ -1,0 +1,96 @@
+// Sinusoidal and learned-table checks (spec/abi.md ABI-SIN-*, ABI-LEARN-*).
+#include <cmath>
+
+#include "oracle/budget.hpp"
+#include "oracle/oracle.hpp"
+#include "verify/check_impl.hpp"
+
+namespace pecheck::verifier {
+
+namespace {
+
+using oracle::Format;
+
+std::optional<Failure> eval_sin_oracle(Ctx& ctx, const SinusoidalCase& c) {
+  const RunResult r = run_case(ctx.ex, c);
+  if (auto f = call_failure(Fn::Sinusoidal, r)) return f;
+  const std::size_t n = r.out.size();
+  if (n == 0) return std::nullopt;
+  std::vector<float> rounded(n);
+  std::vector<double> exact(n);
+  const pec_sinusoidal_args args{c.n_tokens, c.d_model, c.base, c.positions.data()};
+  oracle::sinusoidal_block(args, Format::F32, rounded.data(), exact.data());
+  const oracle::Budget& b = oracle::budget("sinusoidal", Format::F32);
+  double worst_units = 0, worst_ulps = 0;
+  std::int64_t worst = -1;
+  for (std::int64_t t = 0; t < c.n_tokens; ++t) {
+    const double pos = static_cast<double>(c.positions[static_cast<std::size_t>(t)]);
+    for (std::int64_t l = 0; l < c.d_model; ++l) {
+      const std::size_t idx = static_cast<std::size_t>(t * c.d_model + l);
+      const double theta = pos * std::pow(c.base, -static_cast<double>(l - l % 2) / static_cast<double>(c.d_model));
+      const double units = b.units(std::fabs(r.out[idx] - exact[idx]), {1.0, theta});
+      const double ulps = oracle::ulp_error(r.out[idx], exact[idx], 0.0, Format::F32);
+      ctx.observe(c.positions[static_cast<std::size_t>(t)], ulps, units);
+      if (units > worst_units) worst_units = units, worst_ulps = ulps, worst = static_cast<std::int64_t>(idx);
+    }
+  }
+  if (!(worst_units > 1)) return std::nullopt;
+  Failure f;
+  f.clause = "ABI-SIN-2";
+  f.kind = std::isnan(r.out[worst]) ? "nan" : "mismatch";
+  f.worst = locate(c, worst);
+  f.worst->expected = rounded[worst];
+  f.worst->actual = r.out[worst];
+  f.worst->abs_error = std::fabs(f.worst->actual - exact[worst]);
+  f.worst->ulps = worst_ulps;
+  f.worst->contract_units = worst_units;
+  f.message = "out differs from the exact sinusoid by " + report::format_real(worst_ulps) + " ulp, " +
+              report::format_real(worst_units) + " times the float32 budget (" + b.clause + ")";
+  return f;
+}
+
+std::optional<Failure> eval_learned(Ctx& ctx, const LearnedCase& c) {
+  const RunResult r = run_case(ctx.ex, c);
+  if (auto f = call_failure(Fn::Learned, r)) return f;
+  for (std::int64_t t = 0; t < c.n_tokens; ++t) {
+    const std::int64_t p = c.positions[static_cast<std::size_t>(t)];
+    for (std::int64_t k = 0; k < c.d_model; ++k) {
+      const std::size_t idx = static_cast<std::size_t>(t * c.d_model + k);
+      const float want = c.table[static_cast<std::size_t>(p * c.d_model + k)];
+      ctx.observe(p, 0, 0);
+      if (float_bits(r.out[idx]) == float_bits(want)) continue;
+      Failure f;
+      f.clause = "ABI-LEARN-2";
+      f.kind = "mismatch";
+      f.worst = locate(c, static_cast<std::int64_t>(idx));
+      f.worst->expected = want;
+      f.worst->actual = r.out[idx];
+      f.worst->abs_error = std::fabs(static_cast<double>(r.out[idx]) - want);
+      f.worst->ulps = oracle::ulp_distance(r.out[idx], want, Format::F32).ulps;
+      f.worst->contract_units = INFINITY;
+      f.message = "out[" + std::to_string(t) + "][" + std::to_string(k) + "] is not table[" + std::to_string(p) +
+                  "*d_model + " + std::to_string(k) + "] bit for bit";
+      return f;
+    }
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+void add_sinusoidal_checks(std::vector<AnyCheck>& out) {
+  out.push_back(make_check<SinusoidalCase>(
+      {"sinusoidal.oracle", "ABI-SIN-2",
+       "out agrees with the exact interleaved sin/cos encoding within the float32 contract", Fn::Sinusoidal, 120,
+       gen_sinusoidal, eval_sin_oracle}));
+  add_generic_checks<SinusoidalCase>(out, Fn::Sinusoidal, "ABI-SIN-1", gen_sinusoidal, gen_sinusoidal_invalid, true);
+}
+
+void add_learned_checks(std::vector<AnyCheck>& out) {
+  out.push_back(make_check<LearnedCase>({"learned.lookup", "ABI-LEARN-2",
+                                         "out[t] is row positions[t] of the table, bit for bit", Fn::Learned, 120,
+                                         gen_learned, eval_learned}));
+  add_generic_checks<LearnedCase>(out, Fn::Learned, "ABI-LEARN-1", gen_learned, gen_learned_invalid, true);
+}
+
+}  // namespace pecheck::verifier

@@ -1,0 +1,265 @@
+// Case generators, biased toward where kernel bugs live: both layouts, partial rotary, token
+// counts that are not multiples of vector widths (and zero), repeated and non-contiguous
+// (packed) positions, positions near --max-position, position_scale != 1, inverse-frequency
+// tables from every scaling of spec/rope.md, head counts that are not powers of two, T5
+// distances around max_exact and beyond max_distance in both directions, both modes.
+#include <algorithm>
+#include <cmath>
+
+#include "reference/rope.hpp"
+#include "verify/cases.hpp"
+
+namespace pecheck::verifier {
+
+namespace {
+
+// Output elements per generated case: large enough for real shapes (e.g. 24 tokens x 5 heads x
+// 128 lanes), small enough that the oracle checks thousands of cases within the time budget.
+constexpr std::int64_t kMaxElements = 16384;
+
+// Input values: mostly in [-1, 1), sometimes scaled over many binades, sometimes signed zeros.
+float gen_value(Rng& r) {
+  const int k = static_cast<int>(r.range(0, 19));
+  if (k == 0) return r.chance(50) ? 0.0f : -0.0f;
+  float v = r.signed_unit();
+  if (k <= 3) v = std::ldexp(v, static_cast<int>(r.range(-30, 30)));
+  return v;
+}
+
+std::vector<float> gen_values(Rng& r, std::int64_t n) {
+  std::vector<float> v(static_cast<std::size_t>(std::max<std::int64_t>(n, 0)));
+  for (auto& e : v) e = gen_value(r);
+  return v;
+}
+
+// n positions in [0, max_pos] in one of several shapes.
+std::vector<std::int64_t> gen_positions(Rng& r, std::int64_t n, std::int64_t max_pos) {
+  std::vector<std::int64_t> p(static_cast<std::size_t>(n));
+  if (n == 0) return p;
+  const std::int64_t span = std::min<std::int64_t>(n - 1, max_pos);
+  switch (r.range(0, 6)) {
+    case 0: {  // contiguous from a random start (a prefill chunk)
+      const std::int64_t s = r.range(0, max_pos - span);
+      for (std::int64_t t = 0; t < n; ++t) p[t] = std::min(s + t, max_pos);
+      break;
+    }
+    case 1: {  // packed sequences: segments restarting at 0
+      std::int64_t pos = 0;
+      for (std::int64_t t = 0; t < n; ++t) {
+        if (t > 0 && r.chance(20)) pos = 0;
+        p[t] = std::min(pos++, max_pos);
+      }
+      break;
+    }
+    case 2:  // anywhere
+      for (auto& e : p) e = r.range(0, max_pos);
+      break;
+    case 3:  // at the top of the range
+      for (auto& e : p) e = max_pos - r.range(0, std::min<std::int64_t>(64, max_pos));
+      break;
+    case 4: {  // one position repeated
+      const std::int64_t v = r.range(0, max_pos);
+      std::fill(p.begin(), p.end(), v);
+      break;
+    }
+    case 5:  // powers of two and their neighbours (fp16/bf16 rounding boundaries)
+      for (auto& e : p) {
+        const int b = static_cast<int>(r.range(0, 63 - __builtin_clzll(static_cast<unsigned long long>(max_pos) | 1)));
+        e = std::clamp<std::int64_t>((std::int64_t{1} << b) + r.range(-1, 1), 0, max_pos);
+      }
+      break;
+    default: {  // decode-style: a few recent tokens at a large offset, non-contiguous
+      const std::int64_t s = r.range(0, max_pos);
+      for (auto& e : p) e = std::clamp<std::int64_t>(s - r.range(0, 3 * n), 0, max_pos);
+      break;
+    }
+  }
+  return p;
+}
+
+std::int64_t gen_count(Rng& r) {
+  const int k = static_cast<int>(r.range(0, 19));
+  if (k == 0) return 0;
+  if (k <= 6) return r.range(1, 5);
+  if (k <= 15) return r.range(6, 33);
+  return r.range(34, 70);
+}
+
+std::int64_t gen_heads(Rng& r) {
+  static constexpr std::int64_t kHeads[] = {1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16, 20, 24, 32, 40};
+  return r.pick(kHeads);
+}
+
+std::int64_t even_in(Rng& r, std::int64_t lo, std::int64_t hi) { return 2 * r.range(lo / 2, hi / 2); }
+
+// An inverse-frequency table from one of the scalings of spec/rope.md, rounded to float as the
+// ABI passes it (the oracle takes the float values as exact).
+void gen_inv_freq(Rng& r, RopeCase& c) {
+  using reference::RopeScaling;
+  static constexpr RopeScaling kKinds[] = {RopeScaling::None, RopeScaling::Linear, RopeScaling::Ntk,
+                                           RopeScaling::DynamicNtk, RopeScaling::Yarn, RopeScaling::Llama3};
+  static constexpr double kFactors[] = {2, 4, 8, 16, 32, 40};
+  static constexpr std::int64_t kOrig[] = {2048, 4096, 8192};
+  reference::RopeConfig cfg;
+  cfg.head_dim = c.head_dim;
+  cfg.rotary_dim = c.rotary_dim;
+  cfg.layout = static_cast<reference::RopeLayout>(c.layout);
+  cfg.base = c.theta_base;
+  cfg.position_scale = c.position_scale;
+  cfg.scaling.kind = r.pick(kKinds);
+  cfg.scaling.factor = r.pick(kFactors);
+  cfg.scaling.original_max_positions = r.pick(kOrig);
+  const std::int64_t seq = r.range(1, 4 * cfg.scaling.original_max_positions);
+  // NTK's exponent d/(d-2) needs rotary_dim >= 4 (ROPE-ARG-6): plain frequencies below that.
+  if (c.rotary_dim < 4 && (cfg.scaling.kind == RopeScaling::Ntk || cfg.scaling.kind == RopeScaling::DynamicNtk)) {
+    cfg.scaling.kind = RopeScaling::None;
+  }
+  c.inv_freq = reference::rope_inv_freq<float>(cfg, seq);
+  c.has_inv_freq = true;
+  c.note = std::string("inv_freq from scaling ") + reference::to_string(cfg.scaling.kind);
+  if (cfg.scaling.kind != RopeScaling::None) {
+    c.note += " factor " + std::to_string(static_cast<int>(cfg.scaling.factor)) + " original_max " +
+              std::to_string(cfg.scaling.original_max_positions);
+  }
+  if (cfg.scaling.kind == RopeScaling::DynamicNtk) c.note += " seq_len " + std::to_string(seq);
+}
+
+}  // namespace
+
+RopeCase gen_rope(Rng& r, const GenParams& p) {
+  static constexpr std::int64_t kDims[] = {2, 4, 6, 8, 10, 16, 18, 24, 32, 34, 48, 64, 80, 96, 128, 128, 130, 256};
+  static constexpr double kScales[] = {0.5, 0.25, 0.125, 2.0, 4.0, 8.0, 1.0 / 3.0, 1.0 / 1.5, 0.1};
+  static constexpr double kBases[] = {10000.0, 10000.0, 500000.0, 1000000.0, 100.0, 2.0, 1.0e8};
+  RopeCase c;
+  c.layout = r.chance(50) ? 0 : 1;
+  c.head_dim = r.pick(kDims);
+  const int rk = static_cast<int>(r.range(0, 9));
+  if (rk < 5 || c.head_dim == 2) {
+    c.rotary_dim = c.head_dim;
+  } else if (rk < 7) {
+    c.rotary_dim = std::max<std::int64_t>(2, (c.head_dim / 2) & ~std::int64_t{1});
+  } else {
+    c.rotary_dim = even_in(r, 2, c.head_dim);
+  }
+  c.n_heads = gen_heads(r);
+  c.n_tokens = gen_count(r);
+  while (c.n_tokens * c.n_heads * c.head_dim > kMaxElements) {
+    if (c.n_heads > 1) c.n_heads = (c.n_heads + 1) / 2; else c.n_tokens /= 2;
+  }
+  c.position_scale = r.chance(50) ? 1.0 : r.pick(kScales);
+  c.theta_base = r.chance(85) ? r.pick(kBases) : 1.0 + r.unit() * 1.0e6;
+  c.positions = gen_positions(r, c.n_tokens, p.max_position);
+  if (r.chance(40)) gen_inv_freq(r, c);
+  const std::int64_t n = c.n_tokens * c.n_heads * c.head_dim;
+  c.x = gen_values(r, n);
+  return c;
+}
+
+AlibiCase gen_alibi(Rng& r, const GenParams& p) {
+  AlibiCase c;
+  c.n_heads = gen_heads(r);
+  c.mode = r.chance(50) ? 0 : 1;
+  c.n_q = r.chance(5) ? 0 : r.range(1, 24);
+  c.n_k = r.chance(5) ? 0 : r.range(1, 40);
+  while (c.n_heads * c.n_q * c.n_k > kMaxElements) c.n_heads = (c.n_heads + 1) / 2;
+  if (r.chance(40)) {  // one sequence: keys 0..n_k-1 from a start, queries its last tokens
+    const std::int64_t s = r.range(0, std::max<std::int64_t>(0, p.max_position - c.n_k));
+    for (std::int64_t j = 0; j < c.n_k; ++j) c.k_pos.push_back(std::min(s + j, p.max_position));
+    for (std::int64_t i = 0; i < c.n_q; ++i) {
+      c.q_pos.push_back(std::clamp(s + c.n_k - c.n_q + i, std::int64_t{0}, p.max_position));
+    }
+  } else {
+    c.q_pos = gen_positions(r, c.n_q, p.max_position);
+    c.k_pos = gen_positions(r, c.n_k, p.max_position);
+  }
+  const std::int64_t n = c.n_heads * c.n_q * c.n_k;
+  if (r.chance(30)) {
+    c.scores.assign(static_cast<std::size_t>(n), 0.0f);
+  } else {
+    c.scores = gen_values(r, n);
+  }
+  return c;
+}
+
+T5Case gen_t5(Rng& r, const GenParams& p) {
+  static constexpr std::int64_t kBuckets[] = {32, 32, 64, 16, 8, 4, 33, 128};
+  static constexpr std::int64_t kDistances[] = {128, 128, 256, 512, 64, 1000};
+  T5Case c;
+  c.n_heads = gen_heads(r);
+  c.bidirectional = r.chance(50) ? 1 : 0;
+  c.num_buckets = r.chance(80) ? r.pick(kBuckets) : r.range(c.bidirectional ? 4 : 2, 100);
+  const std::int64_t max_exact = c.bidirectional ? c.num_buckets / 4 : c.num_buckets / 2;
+  c.max_distance = r.chance(80) ? std::max(r.pick(kDistances), max_exact + 1)
+                                : r.range(max_exact + 1, 4 * max_exact + 4096);
+  c.n_q = r.chance(5) ? 0 : r.range(1, 20);
+  c.n_k = r.chance(5) ? 0 : r.range(1, 40);
+  while (c.n_heads * c.n_q * c.n_k > kMaxElements) c.n_heads = (c.n_heads + 1) / 2;
+  const int mode = static_cast<int>(r.range(0, 2));
+  if (mode == 0) {  // offsets at the bucket boundaries, both signs
+    const std::int64_t anchors[] = {0, 1, max_exact - 1, max_exact, max_exact + 1, c.max_distance - 1,
+                                    c.max_distance, c.max_distance + 1, 2 * c.max_distance, 3 * c.max_distance / 2};
+    const std::int64_t q0 = r.range(0, p.max_position);
+    for (std::int64_t i = 0; i < c.n_q; ++i) c.q_pos.push_back(std::clamp(q0 + r.range(-2, 2), std::int64_t{0}, p.max_position));
+    for (std::int64_t j = 0; j < c.n_k; ++j) {
+      const std::int64_t off = r.pick(anchors) * (r.chance(50) ? 1 : -1);
+      c.k_pos.push_back(std::clamp(q0 + off, std::int64_t{0}, p.max_position));
+    }
+  } else if (mode == 1) {  // one sequence
+    const std::int64_t s = r.range(0, std::max<std::int64_t>(0, p.max_position - c.n_k));
+    for (std::int64_t j = 0; j < c.n_k; ++j) c.k_pos.push_back(std::min(s + j, p.max_position));
+    for (std::int64_t i = 0; i < c.n_q; ++i) c.q_pos.push_back(std::min(s + r.range(0, c.n_k), p.max_position));
+  } else {
+    c.q_pos = gen_positions(r, c.n_q, p.max_position);
+    c.k_pos = gen_positions(r, c.n_k, p.max_position);
+  }
+  c.table = gen_values(r, c.num_buckets * c.n_heads);
+  return c;
+}
+
+SinusoidalCase gen_sinusoidal(Rng& r, const GenParams& p) {
+  static constexpr std::int64_t kDims[] = {2, 4, 6, 8, 10, 16, 18, 30, 64, 128, 130, 256, 512};
+  static constexpr double kBases[] = {10000.0, 10000.0, 500.0, 1.0e6, 2.0};
+  SinusoidalCase c;
+  c.d_model = r.pick(kDims);
+  c.n_tokens = gen_count(r);
+  while (c.n_tokens * c.d_model > kMaxElements) c.n_tokens /= 2;
+  c.base = r.chance(85) ? r.pick(kBases) : 1.0 + r.unit() * 1.0e5;
+  c.positions = gen_positions(r, c.n_tokens, p.max_position);
+  return c;
+}
+
+LearnedCase gen_learned(Rng& r, const GenParams&) {
+  LearnedCase c;
+  c.max_positions = r.chance(20) ? r.range(1, 4) : r.range(5, 600);
+  c.d_model = r.chance(30) ? r.range(1, 9) : r.range(10, 70);
+  c.n_tokens = gen_count(r);
+  for (std::int64_t t = 0; t < c.n_tokens; ++t) {
+    const int k = static_cast<int>(r.range(0, 9));
+    c.positions.push_back(k == 0 ? 0 : k == 1 ? c.max_positions - 1 : r.range(0, c.max_positions - 1));
+  }
+  c.table = gen_values(r, c.max_positions * c.d_model);
+  return c;
+}
+
+std::int64_t output_size(const RopeCase& c) {
+  if (c.n_tokens <= 0 || c.n_heads <= 0 || c.head_dim <= 0) return 0;
+  return c.n_tokens * c.n_heads * c.head_dim;
+}
+std::int64_t output_size(const AlibiCase& c) {
+  if (c.n_heads <= 0 || c.n_q <= 0 || c.n_k <= 0) return 0;
+  return c.n_heads * c.n_q * c.n_k;
+}
+std::int64_t output_size(const T5Case& c) {
+  if (c.n_heads <= 0 || c.n_q <= 0 || c.n_k <= 0) return 0;
+  return c.n_heads * c.n_q * c.n_k;
+}
+std::int64_t output_size(const SinusoidalCase& c) {
+  if (c.n_tokens <= 0 || c.d_model <= 0) return 0;
+  return c.n_tokens * c.d_model;
+}
+std::int64_t output_size(const LearnedCase& c) {
+  if (c.n_tokens <= 0 || c.d_model <= 0) return 0;
+  return c.n_tokens * c.d_model;
+}
+
+}  // namespace pecheck::verifier

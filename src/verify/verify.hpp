@@ -1,0 +1,52 @@
+// pecheck's kernel verification, the C++ API.
+//
+//   pecheck::KernelTable t;
+//   t.rope_f32 = &my_rope;                        // any subset of the pec_* functions
+//   pecheck::VerifyResult r = pecheck::verify(t, {});
+//   EXPECT_TRUE(r.passed()) << ...;
+//
+// The same checks and the same result structure as `pecheck verify --kernel LIB.so`. By
+// default each call runs in a forked worker process, so a crashing or hanging kernel becomes a
+// counterexample instead of ending the test program; `isolate = false` calls in-process.
+#pragma once
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "report/result.hpp"
+#include "verify/kernel_table.hpp"
+
+namespace pecheck {
+
+using VerifyResult = report::VerifyResult;
+
+struct VerifyOptions {
+  std::uint64_t seed = 0;               // cases are a function of (seed, check, case index)
+  double budget_seconds = 8.0;          // wall-clock cap for the whole run (0 = none)
+  std::int64_t max_position = 131072;   // largest position generated
+  std::string contract = "logits";      // "logits" or "softmax" (ABI-ALIBI-3)
+  std::vector<std::string> only;        // run only these checks (names or name prefixes)
+  bool isolate = true;                  // fork a worker process for the kernel calls
+  double call_timeout_seconds = 1.0;    // per kernel call (isolated mode)
+  double case_scale = 1.0;              // multiplies every check's case count
+  std::int64_t shard_index = 0;         // run case indices i with i % shard_count == shard_index
+  std::int64_t shard_count = 1;
+  std::string kernel_label;             // library path for reports and reproduce lines
+  // Called after each check (progress display); may be empty.
+  std::function<void(const report::CheckResult&, std::size_t done, std::size_t total)> on_check;
+};
+
+// Verifies every function present in `table`.
+VerifyResult verify(const KernelTable& table, const VerifyOptions& options);
+
+// Loads a plug-in library (in a worker process) and verifies it. Throws pecheck::UsageError with
+// a one-line reason when the library cannot be loaded, exports no pec_* function or reports
+// another ABI version (ABI-GEN-1).
+VerifyResult verify_library(const std::string& path, const VerifyOptions& options);
+
+// Names of every check, in run order (for --only and documentation).
+std::vector<std::string> check_names();
+
+}  // namespace pecheck
