@@ -66,7 +66,7 @@ if cuobjdump --dump-sass .gpu/libpecheck_cuda.so > "$OUT/sass.txt" 2>&1; then
   kernels=$(grep -c 'Function :' "$OUT/sass.txt")
   dfma=$(grep -c 'DFMA' "$OUT/sass.txt")
   log "sass: $kernels kernels, $bad approximate transcendental instructions, $dfma DFMA"
-  [[ "$bad" == 0 && "$kernels" -ge 5 ]] || status=1
+  [[ "$bad" == 0 && "$kernels" -ge 6 ]] || status=1
 else
   log "cuobjdump: FAILED"; status=1
 fi

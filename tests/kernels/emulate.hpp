@@ -22,7 +22,8 @@ void for_grid(std::int64_t n, F&& thread) {
 }
 
 // pec_rope_f32 as pecheck_cuda computes it, with host memory standing in for device memory.
-inline int emulate_rope(const pec_rope_args& a, const float* x, float* y) {
+// allow4: take the 4-pairs-per-thread kernel where kernels.cu would (rope4_applies).
+inline int emulate_rope(const pec_rope_args& a, const float* x, float* y, bool allow4 = true) {
   if (!valid_rope(&a, x, y)) return kInvalidArgument;
   const std::int64_t half = a.rotary_dim / 2;
   FreqTable freq;
@@ -33,6 +34,13 @@ inline int emulate_rope(const pec_rope_args& a, const float* x, float* y) {
   const grid::RopeDev p{a.n_tokens, a.n_heads, a.head_dim, a.rotary_dim, half, a.layout,
                         a.position_scale, a.positions, freq.hi.data(), freq.lo.data(), c.data(), s.data()};
   for_grid(a.n_tokens * half, [&](const grid::Dim& d) { grid::rope_table_thread<std::uint32_t>(d, p, host_rows.data()); });
+  if (allow4 && grid::rope4_applies(p, x, y)) {
+    const bool copy_pass = x != y;
+    for_grid(a.n_tokens * a.n_heads * grid::rope4_items_per_row(p, copy_pass), [&](const grid::Dim& d) {
+      grid::rope_rotate4_thread<std::uint32_t>(d, p, x, y, copy_pass);
+    });
+    return kOk;
+  }
   for_grid(a.n_tokens * a.n_heads * half, [&](const grid::Dim& d) { grid::rope_rotate_thread<std::uint32_t>(d, p, x, y); });
   if (x != y) {
     for_grid(a.n_tokens * a.n_heads * (a.head_dim - a.rotary_dim),

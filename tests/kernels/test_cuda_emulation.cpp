@@ -21,10 +21,12 @@ struct Case {
 };
 
 // Grids that end mid-block (tails), partial rotary, both layouts, and a quad-path row.
+// The first four shapes also take the 4-pairs-per-thread kernel (rotary_dim % 8 == 0).
 const Case kCases[] = {
-    {3, 2, 128, 128, PEC_ROPE_NEOX, 1.0}, {5, 3, 70, 46, PEC_ROPE_GPTJ, 0.25},
-    {1, 1, 2, 2, PEC_ROPE_NEOX, 1.0},     {7, 1, 34, 20, PEC_ROPE_NEOX, 4.0},
-    {2, 2, 16, 16, PEC_ROPE_GPTJ, 3e5},
+    {3, 2, 128, 128, PEC_ROPE_NEOX, 1.0}, {5, 3, 128, 64, PEC_ROPE_GPTJ, 1.0},
+    {2, 2, 16, 16, PEC_ROPE_GPTJ, 3e5},   {4, 3, 36, 24, PEC_ROPE_NEOX, 0.5},
+    {5, 3, 70, 46, PEC_ROPE_GPTJ, 0.25},  {1, 1, 2, 2, PEC_ROPE_NEOX, 1.0},
+    {7, 1, 34, 20, PEC_ROPE_NEOX, 4.0},
 };
 
 TEST(CudaEmulation, RopeEveryThreadMatchesOracleAndSimdBits) {
@@ -35,16 +37,20 @@ TEST(CudaEmulation, RopeEveryThreadMatchesOracleAndSimdBits) {
     const auto x = random_inputs(n, seed++);
     const auto pos = random_positions(static_cast<std::size_t>(k.n_tokens), seed++);
     pec_rope_args a{k.n_tokens, k.n_heads, k.head_dim, k.rotary_dim, k.layout, 10000.0, k.scale, pos.data(), nullptr};
-    Guarded y(n);
+    Guarded y(n), y_general(n);
     ASSERT_EQ(emulate_rope(a, x.data(), y.data()), 0);
+    ASSERT_EQ(emulate_rope(a, x.data(), y_general.data(), /*allow4=*/false), 0);
     EXPECT_TRUE(y.guards_intact());
+    EXPECT_TRUE(y_general.guards_intact());
     EXPECT_EQ(y.first_unwritten(), -1);
+    EXPECT_EQ(y_general.first_unwritten(), -1);
     std::vector<float> in_place = x;
     ASSERT_EQ(emulate_rope(a, in_place.data(), in_place.data()), 0);
     std::vector<float> simd_y(n);
     ASSERT_EQ(simd::rope_f32(simd::Path::Scalar, &a, x.data(), simd_y.data()), 0);
     std::size_t w = 0;
     EXPECT_TRUE(same_bits(y.data(), simd_y.data(), n, &w)) << "differs from pecheck_simd at " << w;
+    EXPECT_TRUE(same_bits(y_general.data(), simd_y.data(), n, &w)) << "general kernel differs at " << w;
     EXPECT_TRUE(same_bits(y.data(), in_place.data(), n, &w)) << "in place differs at " << w;
 
     std::vector<float> rounded(n);

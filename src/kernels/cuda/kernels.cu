@@ -25,6 +25,10 @@ __global__ void rope_pass_kernel(grid::RopeDev p, const float* x, float* y) {
   grid::rope_pass_thread<I>({blockIdx.x, blockDim.x, threadIdx.x}, p, x, y);
 }
 template <class I>
+__global__ void rope_rotate4_kernel(grid::RopeDev p, const float* x, float* y, bool copy_pass) {
+  grid::rope_rotate4_thread<I>({blockIdx.x, blockDim.x, threadIdx.x}, p, x, y, copy_pass);
+}
+template <class I>
 __global__ void alibi_kernel(grid::AlibiDev p, float* scores) {
   grid::alibi_thread<I>({blockIdx.x, blockDim.x, threadIdx.x}, p, scores);
 }
@@ -50,6 +54,12 @@ int launch_rope(const grid::RopeDev& p, const uint8_t* d_host_rows, const float*
   if (n_all == 0) return kOk;
   if (!fits32(n_all)) return kInvalidArgument;  // beyond one 1-D grid
   rope_table_kernel<uint32_t><<<blocks_for(n_table), kBlock>>>(p, d_host_rows);
+  if (grid::rope4_applies(p, d_x, d_y)) {
+    const bool copy_pass = d_x != d_y;
+    const int64_t n4 = p.n_tokens * p.n_heads * grid::rope4_items_per_row(p, copy_pass);
+    rope_rotate4_kernel<uint32_t><<<blocks_for(n4), kBlock>>>(p, d_x, d_y, copy_pass);
+    return status();
+  }
   rope_rotate_kernel<uint32_t><<<blocks_for(n_pairs), kBlock>>>(p, d_x, d_y);
   if (n_pass > 0 && d_x != d_y) rope_pass_kernel<uint32_t><<<blocks_for(n_pass), kBlock>>>(p, d_x, d_y);
   return status();

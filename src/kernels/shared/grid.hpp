@@ -8,6 +8,10 @@
 //   rope_table_thread   one thread per (token, frequency): cos/sin table [n_tokens][half]
 //   rope_rotate_thread  one thread per (token, head, pair): reads the table, writes y[a], y[b]
 //   rope_pass_thread    one thread per pass-through lane (rotary_dim..head_dim-1), x != y
+//   rope_rotate4_thread one thread per 4 pairs or 4 pass-through lanes (fused), with 16-byte
+//                       loads and stores on the device: used when rotary_dim % 8 == 0,
+//                       head_dim % 4 == 0 and x, y are 16-byte aligned (the common shapes);
+//                       the three kernels above are the general fallback
 //   alibi_thread        one thread per score element [h][q][k]
 //   t5_thread           one thread per bias element [h][q][k]
 // The index type I is 32-bit when every index fits (faster division on the device), else
@@ -95,6 +99,83 @@ PEC_HD_FN void rope_pass_thread(const Dim& d, const RopeDev& p, const float* x, 
   const I lane = static_cast<I>(p.rotary_dim) + (g - row * pass);
   const I idx = row * static_cast<I>(p.head_dim) + lane;
   y[idx] = x[idx];
+}
+
+// Four consecutive floats: one 16-byte access on the device, four scalar ones on the host
+// (the emulation); the values and the per-element arithmetic are the same.
+struct F4 {
+  float v[4];
+};
+PEC_HD_FN F4 load4(const float* p) {
+#if defined(__CUDA_ARCH__)
+  const float4 q = *reinterpret_cast<const float4*>(p);
+  return F4{{q.x, q.y, q.z, q.w}};
+#else
+  return F4{{p[0], p[1], p[2], p[3]}};
+#endif
+}
+PEC_HD_FN void store4(float* p, const F4& f) {
+#if defined(__CUDA_ARCH__)
+  *reinterpret_cast<float4*>(p) = make_float4(f.v[0], f.v[1], f.v[2], f.v[3]);
+#else
+  for (int k = 0; k < 4; ++k) p[k] = f.v[k];
+#endif
+}
+
+// Items per row of rope_rotate4_thread: rotary_dim/8 groups of 4 pairs, then (when copying)
+// (head_dim - rotary_dim)/4 groups of 4 pass-through lanes.
+PEC_HD_FN int64_t rope4_items_per_row(const RopeDev& p, bool copy_pass) {
+  return p.rotary_dim / 8 + (copy_pass ? (p.head_dim - p.rotary_dim) / 4 : 0);
+}
+
+// Four pairs (NEOX: lanes i..i+3 with i+half..i+half+3; GPTJ: lanes 2i..2i+7) or four
+// pass-through lanes, by rope_rotate on each pair: the same values as rope_rotate_thread.
+template <class I>
+PEC_HD_FN void rope_rotate4_thread(const Dim& d, const RopeDev& p, const float* x, float* y,
+                                   bool copy_pass) {
+  const I g = global_index<I>(d);
+  const I items = static_cast<I>(rope4_items_per_row(p, copy_pass));
+  const I n_heads = static_cast<I>(p.n_heads);
+  const I total = static_cast<I>(p.n_tokens) * n_heads * items;
+  if (g >= total) return;
+  const I row = g / items;
+  const I item = g - row * items;
+  const I t = row / n_heads;
+  const I base = row * static_cast<I>(p.head_dim);
+  const I groups = static_cast<I>(p.rotary_dim / 8);
+  if (item >= groups) {  // four pass-through lanes (ABI-ROPE-3)
+    const I lane = static_cast<I>(p.rotary_dim) + (item - groups) * 4;
+    store4(y + base + lane, load4(x + base + lane));
+    return;
+  }
+  const I half = static_cast<I>(p.half);
+  const I i = item * 4;
+  const F4 c = load4(p.cos_table + t * half + i);
+  const F4 s = load4(p.sin_table + t * half + i);
+  if (p.layout == 0) {
+    const F4 xa = load4(x + base + i);
+    const F4 xb = load4(x + base + half + i);
+    F4 ya, yb;
+    for (int k = 0; k < 4; ++k) rope_rotate(xa.v[k], xb.v[k], c.v[k], s.v[k], ya.v[k], yb.v[k]);
+    store4(y + base + i, ya);
+    store4(y + base + half + i, yb);
+  } else {
+    const F4 x0 = load4(x + base + 2 * i);
+    const F4 x1 = load4(x + base + 2 * i + 4);
+    F4 y0, y1;
+    rope_rotate(x0.v[0], x0.v[1], c.v[0], s.v[0], y0.v[0], y0.v[1]);
+    rope_rotate(x0.v[2], x0.v[3], c.v[1], s.v[1], y0.v[2], y0.v[3]);
+    rope_rotate(x1.v[0], x1.v[1], c.v[2], s.v[2], y1.v[0], y1.v[1]);
+    rope_rotate(x1.v[2], x1.v[3], c.v[3], s.v[3], y1.v[2], y1.v[3]);
+    store4(y + base + 2 * i, y0);
+    store4(y + base + 2 * i + 4, y1);
+  }
+}
+
+// True when rope_rotate4_thread applies (see the header comment).
+PEC_HD_FN bool rope4_applies(const RopeDev& p, const void* x, const void* y) {
+  const auto ax = reinterpret_cast<uintptr_t>(x), ay = reinterpret_cast<uintptr_t>(y);
+  return p.rotary_dim % 8 == 0 && p.head_dim % 4 == 0 && ax % 16 == 0 && ay % 16 == 0;
 }
 
 struct AlibiDev {
