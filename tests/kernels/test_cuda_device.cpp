@@ -24,7 +24,7 @@ class CudaDevice : public ::testing::Test {
 TEST_F(CudaDevice, RopeMatchesSimdBitsAndOracle) {
   const oracle::Budget& budget = oracle::budget("rope", "f32", "accurate");
   // (96, 64) takes the 4-pairs-per-thread kernel, (70, 46) the general one.
-  for (const auto [D, R] : {std::pair<std::int64_t, std::int64_t>{96, 64}, {70, 46}})
+  for (const auto& [D, R] : {std::pair<std::int64_t, std::int64_t>{96, 64}, {70, 46}})
   for (std::int32_t layout : {PEC_ROPE_NEOX, PEC_ROPE_GPTJ}) {
     const std::int64_t T = 37, H = 3;
     const std::size_t n = static_cast<std::size_t>(T * H * D);
