@@ -1,12 +1,90 @@
-// pecheck precision: placeholder registration, replaced by the issue that builds this command.
+// pecheck precision: error of float variants against the oracle as the position grows.
+//   pecheck precision --scheme rope|alibi|t5|sinusoidal [--dtype f32|bf16|f16|f64]
+//                     [--variant NAME|all] [--max-position N] [--out DIR] [--samples K] [--seed S]
+// Writes DIR/precision_<scheme>_<dtype>.csv and .svg (atomically) and prints, per variant, the
+// first position from which it exceeds its budget. Exit status: 0 when every honest variant
+// stays within its budget (degraded variants are expected to exceed), 1 when an honest one
+// does not, 2 for bad usage, 3 when the outputs cannot be written (spec/contracts.md PREC-CLI-1).
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <string>
+
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "core/verdict.hpp"
+#include "oracle/format.hpp"
+#include "precision/precision.hpp"
 
 namespace pecheck::cli {
+namespace {
+
+struct Options {
+  std::string scheme;
+  std::string dtype = "f32";
+  std::string variant = "all";
+  std::int64_t max_position = (std::int64_t{1} << 31) - 1;
+  std::string out = "precision-report";
+  int samples = 4;
+  std::uint64_t seed = 1;
+};
+
+int run_precision(const Options& o) {
+  const auto dtype = oracle::format_from_string(o.dtype);
+  if (!dtype) throw UsageError("unknown --dtype '" + o.dtype + "' (f32, bf16, f16, f64)");
+  if (o.max_position < 0 || o.max_position >= (std::int64_t{1} << 31)) {
+    throw UsageError("--max-position must be in [0, 2147483647]");
+  }
+  if (o.samples < 1 || o.samples > 64) throw UsageError("--samples must be in [1, 64]");
+  std::vector<precision::Variant> vs;
+  if (o.variant == "all") {
+    vs = precision::variants(o.scheme);
+  } else {
+    vs.push_back(precision::variant(o.scheme, o.variant));
+  }
+  precision::SweepOptions so;
+  so.scheme = o.scheme;
+  so.dtype = *dtype;
+  so.max_position = o.max_position;
+  so.samples = o.samples;
+  so.seed = o.seed;
+  std::vector<precision::SweepResult> results;
+  bool honest_exceeds = false;
+  fmt::print("{} {} up to position {} (error vs the MPFR oracle; budget: spec/budgets.tsv)\n",
+             o.scheme, o.dtype, o.max_position);
+  fmt::print("{:<16} {:<9} {:<26} {:>12} {:>12}  {}\n", "variant", "kind", "budget row",
+             "max ULPs", "max units", "exceeds its budget from position");
+  for (const auto& v : vs) {
+    results.push_back(precision::sweep(v, so));
+    const auto& r = results.back();
+    double max_ulps = 0;
+    for (const auto& p : r.points) max_ulps = std::max(max_ulps, p.max_ulps);
+    const std::string from = r.first_exceeding ? std::to_string(*r.first_exceeding) : "never (within budget)";
+    fmt::print("{:<16} {:<9} {:<26} {:>12.4g} {:>12.4g}  {}\n", v.name, v.degraded ? "degraded" : "honest",
+               r.budget_row, max_ulps, r.worst_units, from);
+    if (!v.degraded && r.first_exceeding) honest_exceeds = true;
+  }
+  const auto paths = precision::write_outputs(o.out, results);
+  for (const auto& p : paths) fmt::print("wrote {}\n", p.string());
+  std::fflush(stdout);
+  return honest_exceeds ? exit_code::counterexample : exit_code::ok;
+}
+
+}  // namespace
 
 void register_precision(CLI::App& app, Runner& run) {
-  auto* sub = app.add_subcommand("precision", "(not built yet)");
-  sub->callback([&run] { run = [] () -> int { throw UsageError("'precision' is not built yet"); }; });
+  auto opts = std::make_shared<Options>();
+  auto* sub = app.add_subcommand("precision", "error of float encodings vs the exact oracle as the position grows");
+  sub->add_option("--scheme", opts->scheme, "rope | alibi | t5 | sinusoidal")
+      ->required()
+      ->check(CLI::IsMember({"rope", "alibi", "t5", "sinusoidal"}));
+  sub->add_option("--dtype", opts->dtype, "storage format: f32 (default), bf16, f16, f64");
+  sub->add_option("--variant", opts->variant, "one variant, or all (default)");
+  sub->add_option("--max-position", opts->max_position, "largest position (default 2^31-1)");
+  sub->add_option("--out", opts->out, "output folder for the CSV and SVG (default precision-report)");
+  sub->add_option("--samples", opts->samples, "random vectors per position (RoPE, default 4)");
+  sub->add_option("--seed", opts->seed, "seed of the random vectors (default 1)");
+  sub->callback([opts, &run] { run = [opts] { return run_precision(*opts); }; });
 }
 
 }  // namespace pecheck::cli

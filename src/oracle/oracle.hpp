@@ -106,6 +106,12 @@ struct BlockStats {
 BlockStats rope_block(const pec_rope_args& args, const float* x, Format target, float* rounded,
                       double* exact_f64);
 
+// The exact results only, without rounding decisions (the fastest form, for error
+// measurement): y[k] within 2^-100 (|xa| + |xb|) of the exact value (non-finite inputs as in
+// PREC-BAD-2); theta (nullable, [n_tokens][rotary_dim/2]) receives each exact angle.
+BlockStats rope_block_exact(const pec_rope_args& args, const float* x, DoubleDouble* y,
+                            DoubleDouble* theta);
+
 // Cos/sin of every (token, frequency) of a block, [n_tokens][rotary_dim/2], once each.
 std::vector<RopeAngle> rope_block_angles(const pec_rope_args& args);
 
