@@ -54,15 +54,22 @@ std::int64_t t5_bucket(const T5Config& c, std::int64_t relative);
 // point may legitimately land one bucket below (T5-BUCKET-4).
 bool t5_bucket_on_boundary(const T5Config& c, std::int64_t relative);
 
+// The logarithmic value v = (nb - exact) * ln(dist/exact) / ln(max_distance/exact) evaluated
+// in T, as the reference code does (T5-BUCKET-4); requires dist >= exact.
+template <class T>
+T t5_log_value(const T5Config& c, const T5Fold& f) {
+  using std::log;
+  return log(T(f.dist) / T(f.exact)) / log(T(c.max_distance) / T(f.exact)) * T(f.nb - f.exact);
+}
+
 // The bucket as the reference code evaluates it, with the logarithm in T (T5-BUCKET-4):
-// equals t5_bucket() except possibly one below where t5_bucket_on_boundary() holds.
+// equals t5_bucket() except possibly one off where the real value lies within the evaluation
+// error of an integer (always at flagged exact boundaries, t5_bucket_on_boundary()).
 template <class T>
 std::int64_t t5_bucket_in(const T5Config& c, std::int64_t relative) {
-  using std::log;
   const T5Fold f = t5_fold(c, relative);
   if (f.dist < f.exact) return f.base + f.dist;
-  const T v = log(T(f.dist) / T(f.exact)) / log(T(c.max_distance) / T(f.exact)) *
-              T(f.nb - f.exact);
+  const T v = t5_log_value<T>(c, f);
   // v >= 0; clamp before converting so huge distances cannot overflow the integer.
   const T cap = T(f.nb);
   const std::int64_t k = v >= cap ? f.nb : static_cast<std::int64_t>(static_cast<long double>(v));

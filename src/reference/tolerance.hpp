@@ -2,6 +2,7 @@
 // Tests and properties read them from here; no tolerance literals in test bodies.
 #pragma once
 
+#include <cmath>
 #include <limits>
 
 namespace pecheck::reference {
@@ -21,6 +22,22 @@ T unit_roundoff() {
 template <class T>
 T shift_tolerance(const T& magnitude) {
   return T(kShiftBudgetUnits) * unit_roundoff<T>() * magnitude;
+}
+
+// MODEL-TOL-3 for an inverse frequency f of effective base b computed in T:
+// K * u * |f| * (2 + |ln b|).
+template <class T>
+T freq_tolerance(const T& f, const T& base) {
+  using std::abs;
+  using std::log;
+  return shift_tolerance<T>(abs(f) * (T(2) + abs(log(base))));
+}
+
+// T5-BUCKET-4: error bound of the T5 logarithmic value v = n ln(d/e) / ln(M/e) evaluated in T:
+// K * u * (v + n) * (1 + 1/ln(M/e)).
+template <class T>
+T t5_log_tolerance(const T& v, const T& n, const T& log_ratio) {
+  return shift_tolerance<T>((v + n) * (T(1) + T(1) / log_ratio));
 }
 
 // MODEL-TOL-2 for the largest logit tolerance t of a row.
