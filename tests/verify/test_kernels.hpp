@@ -1,0 +1,46 @@
+// Small kernels for the verify engine's own tests, used through pecheck::KernelTable (the
+// in-process C++ API; calls still run in a forked worker unless isolate = false).
+//
+// The correct ones compute in double (far inside the float32 contracts). A global `g_bug`, set
+// by a test before calling pecheck::verify (forked workers inherit it), injects one defect.
+#pragma once
+
+#include "pecheck_kernel.h"
+#include "verify/verify.hpp"
+
+namespace testk {
+
+enum class Bug {
+  None,
+  CrashFrom3Tokens,     // SIGSEGV when n_tokens >= 3
+  AbortFrom2Heads,      // abort() when n_heads >= 2
+  HangFrom2Heads,       // spins forever when n_heads >= 2
+  WritePastEnd,         // writes one float after the output when n_tokens >= 2
+  SkipLastElement,      // leaves the last output element unwritten
+  Nondeterministic,     // flips the low bit of y[0] on every other call
+  WriteInput,           // scribbles on positions[0]
+  IdentityFrom1000,     // y = x for tokens at positions >= 1000 (RoPE), wrong rotation
+  NoValidation,         // accepts every call (RoPE rejection check)
+  WriteThenReject,      // writes y, then rejects an invalid call
+  InPlaceAlias,         // reads x after writing y (wrong when y == x)
+  Bf16Position,         // RoPE angle from a position rounded to bfloat16
+  AlibiKeyOnly,         // BLOOM, causal mode: bias = +slope * k_pos (the causal form up to a row constant)
+  SinCosSwapped,        // sinusoidal: cos in even lanes
+  LearnedClamp,         // clamps out-of-range positions instead of rejecting
+  T5NegatedOffset,      // uses q - k instead of k - q
+  ReturnsOne,           // returns 1 for n_tokens == 0
+};
+
+extern Bug g_bug;
+
+int rope(const pec_rope_args* a, const float* x, float* y);
+int alibi(const pec_alibi_args* a, float* scores);
+int t5(const pec_t5_args* a, float* bias);
+int sinusoidal(const pec_sinusoidal_args* a, float* out);
+int learned(const pec_learned_args* a, float* out);
+int abi_version();
+
+// All five functions (and pec_abi_version).
+pecheck::KernelTable all();
+
+}  // namespace testk

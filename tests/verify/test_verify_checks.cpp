@@ -1,0 +1,125 @@
+// The check catalogue against kernels with one injected bug each: every check fails for the bug
+// it exists for (with the clause it establishes) and passes for a correct kernel.
+#include <set>
+
+#include "verify_test_util.hpp"
+
+using pecheck::report::CheckStatus;
+using testk::Bug;
+
+namespace {
+
+void expect_fail(const pecheck::VerifyResult& r, const std::string& name, const std::string& clause,
+                 const std::string& kind) {
+  const auto& c = vt::check(r, name);
+  ASSERT_EQ(c.status, CheckStatus::Fail) << name;
+  ASSERT_TRUE(c.counterexample.has_value());
+  EXPECT_EQ(c.counterexample->clause, clause) << c.counterexample->message;
+  EXPECT_EQ(c.counterexample->kind, kind) << c.counterexample->message;
+  EXPECT_NE(c.counterexample->reproduce.find("--only " + name), std::string::npos);
+  EXPECT_NE(c.counterexample->reproduce.find("--seed 0"), std::string::npos);
+}
+
+}  // namespace
+
+// Clause: ABI-ROPE-1 ABI-ROPE-2 ABI-ROPE-3 ABI-ROPE-4 ABI-ROPE-5 ABI-ALIBI-1 ABI-ALIBI-2 ABI-ALIBI-3
+// Clause: ABI-T5-1 ABI-T5-2 ABI-T5-3 ABI-SIN-1 ABI-SIN-2 ABI-LEARN-1 ABI-LEARN-2
+// Clause: ABI-GEN-2 ABI-GEN-3 ABI-GEN-4 ABI-GEN-5 ABI-GEN-6 ABI-GEN-7
+TEST(VerifyChecks, CorrectKernelPassesEveryCheck) {
+  const auto r = vt::run_with(Bug::None, vt::options({}, 0.25));
+  EXPECT_TRUE(r.passed());
+  EXPECT_EQ(r.ran(), static_cast<std::int64_t>(pecheck::check_names().size()));
+  std::set<std::string> clauses;
+  for (const auto& c : r.checks) {
+    EXPECT_EQ(c.status, CheckStatus::Pass) << c.name << ": " << c.reason
+                                           << (c.counterexample ? c.counterexample->message : "");
+    EXPECT_GT(c.cases, 0) << c.name;
+    clauses.insert(c.clause);
+  }
+  // Every value clause and domain clause is established by some check.
+  for (const char* k : {"ABI-ROPE-1", "ABI-ROPE-2", "ABI-ROPE-3", "ABI-ROPE-4", "ABI-ROPE-5", "ABI-ALIBI-1",
+                        "ABI-ALIBI-2", "ABI-ALIBI-3", "ABI-T5-1", "ABI-T5-2", "ABI-T5-3", "ABI-SIN-1", "ABI-SIN-2",
+                        "ABI-LEARN-1", "ABI-LEARN-2", "ABI-GEN-4", "ABI-GEN-5", "ABI-GEN-6"}) {
+    EXPECT_TRUE(clauses.count(k)) << k;
+  }
+  EXPECT_GT(vt::check(r, "rope.oracle").elements, 0);
+  ASSERT_FALSE(vt::check(r, "rope.oracle").series.empty());
+}
+
+// Clause: ABI-ROPE-1
+TEST(VerifyChecks, KernelThatAcceptsInvalidArgumentsFailsTheRejectionCheck) {
+  const auto r = vt::run_with(Bug::NoValidation, vt::options({"rope.reject"}));
+  const auto& c = vt::check(r, "rope.reject");
+  ASSERT_EQ(c.status, CheckStatus::Fail);
+  EXPECT_EQ(c.counterexample->kind, "accepted-invalid");
+  EXPECT_TRUE(c.counterexample->clause == "ABI-ROPE-1" || c.counterexample->clause == "ABI-GEN-3");
+}
+
+// Clause: ABI-GEN-3
+TEST(VerifyChecks, RejectionMustLeaveTheOutputUntouched) {
+  const auto r = vt::run_with(Bug::WriteThenReject, vt::options({"rope.reject"}));
+  expect_fail(r, "rope.reject", "ABI-GEN-3", "rejected-but-wrote");
+}
+
+// Clause: ABI-ROPE-4
+TEST(VerifyChecks, AliasingBugShowsOnlyInPlace) {
+  const auto r = vt::run_with(Bug::InPlaceAlias, vt::options({"rope.inplace", "rope.oracle"}));
+  EXPECT_EQ(vt::check(r, "rope.oracle").status, CheckStatus::Pass);
+  expect_fail(r, "rope.inplace", "ABI-ROPE-4", "inplace-differs");
+}
+
+// Clause: ABI-ROPE-2 ABI-ROPE-5
+TEST(VerifyChecks, Bf16PositionsBreakTheContractAndTheShiftInvariance) {
+  const auto r = vt::run_with(Bug::Bf16Position, vt::options({"rope.oracle", "rope.shift"}));
+  expect_fail(r, "rope.oracle", "ABI-ROPE-2", "mismatch");
+  expect_fail(r, "rope.shift", "ABI-ROPE-5", "property");
+  const auto& w = *vt::check(r, "rope.oracle").counterexample->worst;
+  EXPECT_GT(w.contract_units, 1.0);
+  EXPECT_GT(w.ulps, 0.0);
+  // bf16 represents every integer up to 256 exactly: the shrunk position is above it.
+  EXPECT_GT(vt::ints_arg(*vt::check(r, "rope.oracle").counterexample, "positions").at(0), 256);
+}
+
+// Clause: ABI-ALIBI-2 ABI-ALIBI-3
+TEST(VerifyChecks, BloomKeyOnlyAlibiFailsLogitsButPassesSoftmaxContract) {
+  auto logits = vt::options({"alibi.oracle", "alibi.shift"}, 0.5);
+  const auto a = vt::run_with(Bug::AlibiKeyOnly, logits);
+  expect_fail(a, "alibi.oracle", "ABI-ALIBI-2", "mismatch");
+  expect_fail(a, "alibi.shift", "ABI-ALIBI-3", "property");
+  auto softmax = logits;
+  softmax.contract = "softmax";
+  const auto b = vt::run_with(Bug::AlibiKeyOnly, softmax);
+  for (const char* name : {"alibi.oracle", "alibi.shift"}) {
+    const auto& c = vt::check(b, name);
+    EXPECT_EQ(c.status, CheckStatus::Pass) << name << ": " << (c.counterexample ? c.counterexample->message : c.reason);
+  }
+}
+
+// Clause: ABI-T5-2 ABI-T5-3
+TEST(VerifyChecks, NegatedT5OffsetIsWrongButStillOffsetOnly) {
+  const auto r = vt::run_with(Bug::T5NegatedOffset, vt::options({"t5.oracle", "t5.shift"}));
+  expect_fail(r, "t5.oracle", "ABI-T5-2", "wrong-bucket");
+  EXPECT_EQ(vt::check(r, "t5.shift").status, CheckStatus::Pass);
+}
+
+// Clause: ABI-SIN-2
+TEST(VerifyChecks, SwappedSinCosFailsTheOracle) {
+  const auto r = vt::run_with(Bug::SinCosSwapped, vt::options({"sinusoidal.oracle"}));
+  expect_fail(r, "sinusoidal.oracle", "ABI-SIN-2", "mismatch");
+}
+
+// Clause: ABI-LEARN-1
+TEST(VerifyChecks, ClampingOutOfRangePositionsInsteadOfRejectingFails) {
+  const auto r = vt::run_with(Bug::LearnedClamp, vt::options({"learned.reject", "learned.lookup"}));
+  expect_fail(r, "learned.reject", "ABI-LEARN-1", "accepted-invalid");
+  EXPECT_EQ(vt::check(r, "learned.lookup").status, CheckStatus::Pass);
+  EXPECT_EQ(vt::int_arg(*vt::check(r, "learned.reject").counterexample, "n_tokens"), 1);
+}
+
+TEST(VerifyChecks, OnlySelectsByNameSchemeOrFamily) {
+  const auto r = vt::run_with(Bug::None, vt::options({"t5", ".reject"}, 0.1));
+  for (const auto& c : r.checks) {
+    const bool want = c.scheme == "t5" || c.name.ends_with(".reject");
+    EXPECT_EQ(c.status != CheckStatus::Skipped, want) << c.name;
+  }
+}
