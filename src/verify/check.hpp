@@ -51,11 +51,15 @@ struct CheckDef {
   std::function<std::optional<Failure>(Ctx&, const Case&)> evaluate;
 };
 
+struct CorpusEntry;  // verify/corpus.hpp
+
 // A type-erased check, ready to run.
 struct AnyCheck {
   std::string name, clause, description;
   Fn fn;
   std::function<report::CheckResult(Ctx&, double deadline_s)> run;
+  // Evaluates one stored corpus case (verify/corpus_replay.hpp); nullopt when it passes.
+  std::function<std::optional<Failure>(Ctx&, const CorpusEntry&)> replay;
 };
 
 // The failure of a valid call that did not return 0: a crash, abort, exit or hang (ABI-GEN-7)

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "verify/check.hpp"
+#include "verify/corpus_cases.hpp"
 
 namespace pecheck::verifier {
 
@@ -92,11 +93,12 @@ AnyCheck make_check(CheckDef<Case> def) {
       cx.message = f->message;
       cx.function = res.function;
       describe(c, cx.args, cx.inputs);
-      cx.args.push_back({"case_index", i});
       cx.worst = f->worst;
       cx.return_code = f->return_code;
       cx.signal = f->signal;
       cx.notes = f->notes;
+      cx.notes.push_back("found at case " + std::to_string(i) + " of seed " + std::to_string(o.seed) + ", shrunk in " +
+                         std::to_string(cx.shrink_steps) + " steps");
       cx.reproduce = detail::reproduce_line(o, def.name);
       res.counterexample = std::move(cx);
       res.status = report::CheckStatus::Fail;
@@ -117,6 +119,11 @@ AnyCheck make_check(CheckDef<Case> def) {
     }
     res.seconds = now_seconds() - t0;
     return res;
+  };
+  a.replay = [def](Ctx& ctx, const CorpusEntry& e) {
+    Case c;
+    case_from_entry(e, c);
+    return def.evaluate(ctx, c);
   };
   return a;
 }

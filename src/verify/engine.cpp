@@ -4,6 +4,7 @@
 
 #include "core/error.hpp"
 #include "verify/check.hpp"
+#include "verify/corpus_replay.hpp"
 #include "verify/verify.hpp"
 
 namespace pecheck {
@@ -69,6 +70,7 @@ VerifyResult run(Executor& ex, const LibraryInfo& info, const VerifyOptions& o) 
   const double t0 = now_seconds();
   const double deadline = o.budget_seconds > 0 ? t0 + o.budget_seconds : 0;
   const auto checks = catalogue();
+  CorpusReplay corpus(o);
   std::size_t total = 0, done = 0;
   for (const auto& c : checks) total += selected(o, c);
   for (const auto& c : checks) {
@@ -86,7 +88,9 @@ VerifyResult run(Executor& ex, const LibraryInfo& info, const VerifyOptions& o) 
     } else {
       Ctx ctx{ex, o};
       try {
-        r = c.run(ctx, deadline);
+        r = corpus.run(c, ctx, deadline);
+      } catch (const IoError&) {
+        throw;  // the corpus could not be written: exit 3, like a report
       } catch (const std::exception& e) {
         r.name = c.name, r.scheme = scheme(c.fn), r.function = symbol(c.fn), r.clause = c.clause;
         r.description = c.description;
@@ -102,6 +106,7 @@ VerifyResult run(Executor& ex, const LibraryInfo& info, const VerifyOptions& o) 
       if (o.on_check) o.on_check(res.checks.back(), done, total);
     }
   }
+  corpus.finish(res);
   res.seconds = now_seconds() - t0;
   return res;
 }

@@ -15,7 +15,10 @@ namespace {
 
 // Output elements per generated case: large enough for real shapes (e.g. 24 tokens x 5 heads x
 // 128 lanes), small enough that the oracle checks thousands of cases within the time budget.
+// The oracles of ALiBi (non-power-of-two slopes) and sinusoidal (one angle per element) cost
+// more per element than RoPE's (one angle per token and frequency, shared by the heads).
 constexpr std::int64_t kMaxElements = 16384;
+constexpr std::int64_t kMaxElementsPerElementOracle = 4096;
 
 // Input values: mostly in [-1, 1), sometimes scaled over many binades, sometimes signed zeros.
 float gen_value(Rng& r) {
@@ -161,7 +164,8 @@ AlibiCase gen_alibi(Rng& r, const GenParams& p) {
   c.mode = r.chance(50) ? 0 : 1;
   c.n_q = r.chance(5) ? 0 : r.range(1, 24);
   c.n_k = r.chance(5) ? 0 : r.range(1, 40);
-  while (c.n_heads * c.n_q * c.n_k > kMaxElements) c.n_heads = (c.n_heads + 1) / 2;
+  while (c.n_heads * c.n_q * c.n_k > kMaxElementsPerElementOracle && c.n_heads > 1) c.n_heads = (c.n_heads + 1) / 2;
+  while (c.n_heads * c.n_q * c.n_k > kMaxElementsPerElementOracle) c.n_k = (c.n_k + 1) / 2;
   if (r.chance(40)) {  // one sequence: keys 0..n_k-1 from a start, queries its last tokens
     const std::int64_t s = r.range(0, std::max<std::int64_t>(0, p.max_position - c.n_k));
     for (std::int64_t j = 0; j < c.n_k; ++j) c.k_pos.push_back(std::min(s + j, p.max_position));
@@ -222,7 +226,7 @@ SinusoidalCase gen_sinusoidal(Rng& r, const GenParams& p) {
   SinusoidalCase c;
   c.d_model = r.pick(kDims);
   c.n_tokens = gen_count(r);
-  while (c.n_tokens * c.d_model > kMaxElements) c.n_tokens /= 2;
+  while (c.n_tokens * c.d_model > kMaxElementsPerElementOracle) c.n_tokens /= 2;
   c.base = r.chance(85) ? r.pick(kBases) : 1.0 + r.unit() * 1.0e5;
   c.positions = gen_positions(r, c.n_tokens, p.max_position);
   return c;

@@ -34,6 +34,8 @@ struct VerifyOptions {
   std::int64_t shard_index = 0;         // run case indices i with i % shard_count == shard_index
   std::int64_t shard_count = 1;
   std::string kernel_label;             // library path for reports and reproduce lines
+  std::string corpus_dir;               // --corpus DIR: replay DIR first, store new counterexamples (verify/corpus.hpp)
+  bool regressions = true;              // replay the shipped regression vectors (regressions/) first
   // Called after each check (progress display); may be empty.
   std::function<void(const report::CheckResult&, std::size_t done, std::size_t total)> on_check;
 };
