@@ -20,6 +20,9 @@ struct Bug {
   void (*expect)(const ojson& cx);
 };
 
+// Names the parameter in test listings (instead of its bytes).
+void PrintTo(const Bug& b, std::ostream* os) { *os << b.lib; }
+
 bool is_power_of_two(long long n) { return n > 0 && (n & (n - 1)) == 0; }
 
 long long max_of(const ojson& xs) {
