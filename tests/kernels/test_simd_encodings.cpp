@@ -236,7 +236,12 @@ TEST_P(SimdEnc, RejectsInvalidArgumentsWithoutWriting) {
   t5.num_buckets = 8;
   t5.max_distance = 2;  // must exceed max_exact = 2
   EXPECT_NE(simd::t5_bias_f32(p, &t5, out.data()), 0);
+  t5.max_distance = (std::int64_t{1} << 31) + 1;  // beyond 2^31
+  EXPECT_NE(simd::t5_bias_f32(p, &t5, out.data()), 0);
   t5.max_distance = 16;
+  t5.num_buckets = 1025;  // beyond 1024
+  EXPECT_NE(simd::t5_bias_f32(p, &t5, out.data()), 0);
+  t5.num_buckets = 8;
   t5.bidirectional = 2;
   EXPECT_NE(simd::t5_bias_f32(p, &t5, out.data()), 0);
   t5.bidirectional = 0;

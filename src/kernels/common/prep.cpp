@@ -67,9 +67,9 @@ bool valid_t5(const pec_t5_args* a, const float* bias) {
   if (a->n_heads < 1 || a->n_q < 0 || a->n_k < 0) return false;
   if (a->bidirectional != 0 && a->bidirectional != 1) return false;
   const int64_t min_buckets = a->bidirectional ? 4 : 2;
-  if (a->num_buckets < min_buckets) return false;
+  if (a->num_buckets < min_buckets || a->num_buckets > 1024) return false;
   const int64_t max_exact = a->bidirectional ? a->num_buckets / 4 : a->num_buckets / 2;
-  if (a->max_distance <= max_exact) return false;
+  if (a->max_distance <= max_exact || a->max_distance > kMaxPosition) return false;
   int64_t n = 0, t = 0;
   if (!product_ok(a->n_heads, a->n_q, a->n_k, n)) return false;
   if (!product_ok(a->num_buckets, a->n_heads, 1, t)) return false;
