@@ -17,6 +17,7 @@
 #include "core/error.hpp"
 #include "report/json.hpp"
 #include "report/write.hpp"
+#include "verify/shard.hpp"
 #include "verify/verify.hpp"
 
 namespace pecheck::cli {
@@ -34,6 +35,9 @@ struct VerifyArgs {
   std::vector<std::string> only;
   std::string format = "text";
   double call_timeout = VerifyOptions{}.call_timeout_seconds;
+  std::string corpus;      // CI gate (README "CI gate"): failure corpus,
+  std::string shard;       // I/N split,
+  bool no_regressions = false;  // and the shipped regression vectors
 };
 
 int run_verify(const VerifyArgs& a) {
@@ -45,6 +49,12 @@ int run_verify(const VerifyArgs& a) {
   o.only = a.only;
   o.call_timeout_seconds = a.call_timeout;
   o.kernel_label = a.kernel;
+  o.corpus_dir = a.corpus;
+  o.regressions = !a.no_regressions;
+  if (!a.shard.empty()) {
+    const verifier::Shard s = verifier::parse_shard(a.shard);
+    o.shard_index = s.index, o.shard_count = s.count;
+  }
   const bool tty = isatty(STDERR_FILENO) != 0;
   if (tty) {
     o.on_check = [](const report::CheckResult& c, std::size_t done, std::size_t total) {
@@ -55,11 +65,17 @@ int run_verify(const VerifyArgs& a) {
     };
   }
   const VerifyResult r = verify_library(a.kernel, o);
-  if (!a.report_dir.empty()) report::write_report_dir(a.report_dir, r);
-  if (!a.junit.empty()) report::write_junit(a.junit, r);
+  {
+    DeferSignals complete_files_only;  // Ctrl-C waits for the files (README "CI gate")
+    if (!a.report_dir.empty()) report::write_report_dir(a.report_dir, r);
+    if (!a.junit.empty()) report::write_junit(a.junit, r);
+  }
   const std::string out = a.format == "json" ? report::render_json(r) : report::render_text(r);
   std::fwrite(out.data(), 1, out.size(), stdout);
   if (!out.empty() && out.back() != '\n') std::fputc('\n', stdout);
+  for (const auto& n : r.notes) {
+    if (a.format == "text" && n.starts_with("corpus: ")) std::fprintf(stdout, "%s\n", n.c_str());
+  }
   std::fflush(stdout);
   return r.exit_status();
 }
@@ -87,6 +103,10 @@ void register_verify(CLI::App& app, Runner& run) {
   sub->add_option("--format", args->format, "stdout format: text or json")->check(CLI::IsMember({"text", "json"}));
   sub->add_option("--call-timeout", args->call_timeout, "seconds one kernel call may take before it counts as a hang")
       ->check(CLI::PositiveNumber);
+  sub->add_option("--corpus", args->corpus,
+                  "failure corpus DIR: replay its cases first, store every new counterexample there");
+  sub->add_option("--shard", args->shard, "run shard I of N (I/N, 0-based): N runners cover one run");
+  sub->add_flag("--no-regressions", args->no_regressions, "do not replay the shipped regression vectors first");
   sub->callback([&run, args] { run = [args] { return run_verify(*args); }; });
 }
 

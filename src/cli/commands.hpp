@@ -3,6 +3,8 @@
 // an exit status from pecheck::exit_code.
 #pragma once
 
+#include <signal.h>
+
 #include <CLI/CLI.hpp>
 #include <functional>
 
@@ -14,5 +16,23 @@ void register_classify(CLI::App& app, Runner& run);
 void register_precision(CLI::App& app, Runner& run);
 void register_verify(CLI::App& app, Runner& run);
 void register_prove(CLI::App& app, Runner& run);
+
+// The whole command line (cli/app.cpp): every subcommand registered on `app`.
+void build_app(CLI::App& app, Runner& run);
+// main(): parse, run, map errors to pecheck::exit_code; SIGINT/SIGTERM exit 130.
+int parse_and_run(int argc, char** argv);
+
+// While alive, SIGINT and SIGTERM are held back (delivered when it ends): wrap the writing of
+// output files so that an interrupted run never leaves a partial one.
+class DeferSignals {
+ public:
+  DeferSignals();
+  ~DeferSignals();
+  DeferSignals(const DeferSignals&) = delete;
+  DeferSignals& operator=(const DeferSignals&) = delete;
+
+ private:
+  sigset_t old_;
+};
 
 }  // namespace pecheck::cli

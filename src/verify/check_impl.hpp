@@ -51,7 +51,7 @@ inline std::string reproduce_line(const VerifyOptions& o, const std::string& che
 
 template <class Case>
 AnyCheck make_check(CheckDef<Case> def) {
-  AnyCheck a{def.name, def.clause, def.description, def.fn, {}};
+  AnyCheck a{def.name, def.clause, def.description, def.fn, {}, {}};
   a.run = [def](Ctx& ctx, double deadline) {
     const VerifyOptions& o = ctx.opt;
     report::CheckResult res;

@@ -1,6 +1,8 @@
 // The corpus file format: writer, strict parser, folder loading and atomic storing.
 #include "verify/corpus.hpp"
 
+#include <signal.h>
+
 #include <algorithm>
 #include <bit>
 #include <charconv>
@@ -442,7 +444,19 @@ fs::path store_corpus_entry(const fs::path& dir, const CorpusEntry& e) {
   }
   const fs::path path = dir / e.file_name();
   if (fs::exists(path, ec)) return path;
-  report::write_file_atomic(path, render_corpus_entry(e));
+  // SIGINT/SIGTERM wait until the file is complete (the CLI exits 130 right after).
+  sigset_t hold, old;
+  sigemptyset(&hold);
+  sigaddset(&hold, SIGINT);
+  sigaddset(&hold, SIGTERM);
+  sigprocmask(SIG_BLOCK, &hold, &old);
+  try {
+    report::write_file_atomic(path, render_corpus_entry(e));
+  } catch (...) {
+    sigprocmask(SIG_SETMASK, &old, nullptr);
+    throw;
+  }
+  sigprocmask(SIG_SETMASK, &old, nullptr);
   return path;
 }
 

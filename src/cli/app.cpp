@@ -1,0 +1,98 @@
+// The pecheck command as a library function, so that argument parsing can be fuzzed without
+// running any work (fuzz/fuzz_cli.cpp): build_app() registers every subcommand, and
+// parse_and_run() is main(): it parses, dispatches, and maps errors to exit statuses.
+//
+// Interruption (SIGINT, SIGTERM): pecheck prints one line and exits with status 130 at once.
+// Report and corpus files are written with these signals deferred (DeferSignals), so an
+// interrupted run leaves either the complete new file or none — never a partial one; a
+// kernel worker process dies with pecheck (PR_SET_PDEATHSIG, verify/worker.cpp).
+#include <signal.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <exception>
+#include <string>
+
+#include "cli/commands.hpp"
+#include "core/error.hpp"
+#include "core/verdict.hpp"
+
+namespace pecheck::cli {
+
+namespace {
+
+extern "C" void on_interrupt(int sig) {
+  // Async-signal-safe only: write(2) and _exit(2).
+  static const char kInt[] = "pecheck: interrupted (SIGINT); output files are complete or absent\n";
+  static const char kTerm[] = "pecheck: terminated (SIGTERM); output files are complete or absent\n";
+  const char* m = sig == SIGINT ? kInt : kTerm;
+  const std::size_t n = sig == SIGINT ? sizeof kInt - 1 : sizeof kTerm - 1;
+  [[maybe_unused]] ssize_t w = ::write(STDERR_FILENO, m, n);
+  ::_exit(exit_code::interrupted);
+}
+
+void install_interrupt_handlers() {
+  struct sigaction sa {};
+  sa.sa_handler = on_interrupt;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGINT, &sa, nullptr);
+  sigaction(SIGTERM, &sa, nullptr);
+}
+
+}  // namespace
+
+DeferSignals::DeferSignals() {
+  sigset_t s;
+  sigemptyset(&s);
+  sigaddset(&s, SIGINT);
+  sigaddset(&s, SIGTERM);
+  sigprocmask(SIG_BLOCK, &s, &old_);
+}
+
+DeferSignals::~DeferSignals() { sigprocmask(SIG_SETMASK, &old_, nullptr); }
+
+void build_app(CLI::App& app, Runner& run) {
+  app.description("pecheck: verification of transformer positional encodings");
+  app.set_version_flag("--version", std::string("pecheck ") + PECHECK_VERSION);
+  app.require_subcommand(1);
+  register_classify(app, run);
+  register_precision(app, run);
+  register_verify(app, run);
+  register_prove(app, run);
+}
+
+int parse_and_run(int argc, char** argv) {
+  install_interrupt_handlers();
+  CLI::App app;
+  Runner run;
+  build_app(app, run);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForAllHelp& e) {
+    return app.exit(e);
+  } catch (const CLI::CallForVersion& e) {
+    return app.exit(e);
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "pecheck: %s (see pecheck --help)\n", e.what());
+    return exit_code::usage;
+  }
+  try {
+    return run ? run() : exit_code::usage;
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "pecheck: %s\n", e.what());
+    return exit_code::usage;
+  } catch (const InvalidArgument& e) {
+    std::fprintf(stderr, "pecheck: invalid argument: %s\n", e.what());
+    return exit_code::usage;
+  } catch (const IoError& e) {
+    std::fprintf(stderr, "pecheck: %s\n", e.what());
+    return exit_code::io;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "pecheck: internal error: %s\n", e.what());
+    return exit_code::internal;
+  }
+}
+
+}  // namespace pecheck::cli
