@@ -110,6 +110,11 @@ std::string signal_name(int s) {
 [[noreturn]] void worker_main(int fd, const std::string& path, bool library_mode, KernelTable table) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
   for (int s : {SIGINT, SIGTERM, SIGPIPE, SIGHUP}) signal(s, SIG_DFL);
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  // Whatever the kernel prints goes to stderr: pecheck's stdout may be a JSON document.
+  dup2(STDERR_FILENO, STDOUT_FILENO);
   HelloMsg hello{};
   if (library_mode) {
     void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);

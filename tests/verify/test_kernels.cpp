@@ -1,6 +1,7 @@
 #include "test_kernels.hpp"
 
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -43,6 +44,10 @@ int rope(const pec_rope_args* a, const float* x, float* y) {
   if (g_bug == Bug::WriteThenReject && !valid && y && a->n_tokens > 0 && a->n_heads > 0 && a->head_dim > 0) y[0] = 0;
   if (!valid && g_bug != Bug::NoValidation) return 1;
   if (g_bug == Bug::ReturnsOne && a->n_tokens == 0) return 1;
+  if (g_bug == Bug::PrintsToStdout) {
+    std::fputs("kernel-noise\n", stdout);
+    std::fflush(stdout);
+  }
   if (g_bug == Bug::CrashFrom3Tokens && a->n_tokens >= 3) *static_cast<volatile int*>(nullptr) = 1;
   if (g_bug == Bug::AbortFrom2Heads && a->n_heads >= 2) std::abort();
   if (g_bug == Bug::HangFrom2Heads && a->n_heads >= 2)

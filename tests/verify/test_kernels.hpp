@@ -29,6 +29,7 @@ enum class Bug {
   LearnedClamp,         // clamps out-of-range positions instead of rejecting
   T5NegatedOffset,      // uses q - k instead of k - q
   ReturnsOne,           // returns 1 for n_tokens == 0
+  PrintsToStdout,       // writes "kernel-noise" to stdout on every call
 };
 
 extern Bug g_bug;

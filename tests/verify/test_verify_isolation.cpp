@@ -109,3 +109,12 @@ TEST(VerifyIsolation, InProcessModeRunsTheSameChecks) {
   EXPECT_GT(vt::check(r, "rope.oracle").cases, 0);
   EXPECT_GT(vt::check(r, "alibi.oracle").cases, 0);
 }
+
+TEST(VerifyIsolation, KernelOutputOnStdoutIsRedirectedToStderr) {
+  // pecheck's stdout may carry a JSON document (--format json): a chatty kernel must not break it.
+  testing::internal::CaptureStdout();
+  const auto r = vt::run_with(Bug::PrintsToStdout, vt::options({"rope.oracle"}, 0.05));
+  const std::string out = testing::internal::GetCapturedStdout();
+  EXPECT_TRUE(r.passed());
+  EXPECT_EQ(out.find("kernel-noise"), std::string::npos);
+}
