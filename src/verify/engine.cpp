@@ -86,7 +86,7 @@ VerifyResult run(Executor& ex, const LibraryInfo& info, const VerifyOptions& o) 
       r.status = report::CheckStatus::Skipped;
       r.reason = "not selected by --only";
     } else {
-      Ctx ctx{ex, o};
+      Ctx ctx{ex, o, true, 0, -1, {}, {}};
       try {
         r = corpus.run(c, ctx, deadline);
       } catch (const IoError&) {
