@@ -191,7 +191,7 @@ RC_GTEST_PROP(Rope, PairingMapsAndPassThrough, ()) {
 
 // Clause: ROPE-FREQ-1, ROPE-SCALE-LINEAR-1, ROPE-SCALE-NTK-1, ROPE-SCALE-YARN-1,
 // ROPE-SCALE-LLAMA3-1, ROPE-SCALE-DYN-1 — the double reference's frequencies agree with a
-// 100-bit evaluation within MODEL-TOL-3, for every scaling.
+// 100-digit evaluation within MODEL-TOL-3, for every scaling.
 RC_GTEST_PROP(Rope, FrequenciesMatchHighPrecision, ()) {
   const auto kind = *rc::gen::element(RopeScaling::None, RopeScaling::Linear, RopeScaling::Ntk,
                                       RopeScaling::DynamicNtk, RopeScaling::Yarn, RopeScaling::Llama3);
