@@ -59,7 +59,12 @@ int run_precision(const Options& o) {
     const auto& r = results.back();
     double max_ulps = 0;
     for (const auto& p : r.points) max_ulps = std::max(max_ulps, p.max_ulps);
-    const std::string from = r.first_exceeding ? std::to_string(*r.first_exceeding) : "never (within budget)";
+    std::string from = "never (within budget)";
+    if (r.first_exceeding) {
+      from = r.exact_first ? std::to_string(*r.first_exceeding)
+                           : fmt::format("{} (first sample above budget; {} was within)",
+                                         *r.first_exceeding, r.within_at);
+    }
     fmt::print("{:<16} {:<9} {:<26} {:>12.4g} {:>12.4g}  {}\n", v.name, v.degraded ? "degraded" : "honest",
                r.budget_row, max_ulps, r.worst_units, from);
     if (!v.degraded && r.first_exceeding) honest_exceeds = true;

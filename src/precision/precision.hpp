@@ -53,7 +53,10 @@ struct SweepResult {
   oracle::Format dtype = oracle::Format::F32;
   std::string budget_row;  // "scheme/dtype/variant" of the row used
   std::vector<SweepPoint> points;
-  std::optional<std::int64_t> first_exceeding;  // first swept position with max_units > 1
+  std::optional<std::int64_t> first_exceeding;  // first position with max_units > 1: exact
+                                                // (every position before it checked) when
+  bool exact_first = false;                     // exact_first, else the first sampled one,
+  std::int64_t within_at = -1;                  // with the sample before it (within budget)
   double worst_units = 0;
 };
 

@@ -32,7 +32,7 @@ std::vector<Variant> variants(std::string_view scheme) {
   }
   if (scheme == "sinusoidal") {
     return {
-        {"sinusoidal", "reference", false, "reference", "angle (float)p*f in float, sinf/cosf"},
+        {"sinusoidal", "reference", false, "reference", "w = powf(base, -(float)(2i)/d), angle (float)p*w, sinf/cosf"},
         {"sinusoidal", "accurate", false, "accurate", "angle in double, sin/cos in double, rounded"},
         {"sinusoidal", "bf16_inv_freq", true, "reference", "inverse frequencies rounded to bf16"},
         {"sinusoidal", "fp16_positions", true, "reference", "positions rounded to fp16"},
@@ -48,7 +48,7 @@ std::vector<Variant> variants(std::string_view scheme) {
   if (scheme == "t5") {
     return {
         {"t5", "reference", false, "reference", "log bucket formula in float, truncated"},
-        {"t5", "fp16_distance", true, "reference", "relative position converted to fp16 first"},
+        {"t5", "fp16_distance", false, "reference", "relative position converted to fp16 first (harmless while max_distance <= 2048)"},
     };
   }
   throw UsageError("unknown scheme '" + std::string(scheme) + "' (rope, alibi, t5, sinusoidal)");
@@ -133,7 +133,8 @@ void sinusoidal_variant(const Variant& v, Format dtype, const RopeInputs& in, do
     cos_out = round_to(cos_out, dtype);
     return;
   }
-  float f = static_cast<float>(std::pow(in.base, e));
+  float f = std::pow(static_cast<float>(in.base),
+                     -static_cast<float>(2 * in.index) / static_cast<float>(in.rotary_dim));
   if (v.name == "bf16_inv_freq") f = bf16(f);
   float pf = static_cast<float>(in.position);
   if (v.name == "fp16_positions") pf = f16(pf);
