@@ -104,6 +104,21 @@ void BM_RopeSimd(benchmark::State& st) {
   set_bytes(st, t0, t1);
 }
 
+// Streaming stores forced off (0) or on (1) for the best path, NEOX, full rotary: the data
+// behind the automatic threshold (simd::kStreamMinBytes). args: tokens, stream
+void BM_RopeStream(benchmark::State& st) {
+  Tensors& t = tensors(st.range(0));
+  const Path path = pecheck::kernels::simd::cpu_has(Path::Avx512) ? Path::Avx512 : Path::Avx2;
+  pecheck::kernels::simd::set_stream_mode(static_cast<int>(st.range(1)));
+  pec_rope_args a{t.tokens, kHeads, kDim, kDim, PEC_ROPE_NEOX, 10000.0, 1.0, t.pos.data(), nullptr};
+  for (auto _ : st) {
+    pecheck::kernels::simd::rope_f32(path, &a, t.x, t.y);
+    benchmark::ClobberMemory();
+  }
+  pecheck::kernels::simd::set_stream_mode(-1);
+  set_bytes(st, 0, t.tokens);
+}
+
 // The baseline a user writes: a float cos/sin table [token][freq] built once (outside the
 // timing), then a plain scalar loop per (token, head, pair).
 void BM_RopeScalarTable(benchmark::State& st) {
@@ -159,6 +174,7 @@ void rope_args(benchmark::internal::Benchmark* b, bool with_path) {
 
 BENCHMARK(BM_Memcpy)->ArgName("tokens")->Arg(8192)->Arg(256)->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(BM_RopeSimd)->Apply([](auto* b) { rope_args(b, true); })->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_RopeStream)->ArgNames({"tokens", "stream"})->ArgsProduct({{8192, 256}, {0, 1}})->UseRealTime();
 BENCHMARK(BM_RopeScalarTable)->Apply([](auto* b) { rope_args(b, false); })->Threads(1)->Threads(2)->UseRealTime();
 
 }  // namespace

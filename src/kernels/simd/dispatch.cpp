@@ -1,5 +1,6 @@
 // pecheck_simd: the pec_* exports, validation, call plans, and the one-time choice of code
 // path (dispatch once at the entry; the kernels never query the CPU).
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -51,12 +52,12 @@ const Choice& choice() {
   return c;
 }
 
-int stream_override() {
-  static const int v = [] {
+std::atomic<int>& stream_setting() {
+  static std::atomic<int> v{[] {
     const char* e = std::getenv("PECHECK_SIMD_STREAM");
     if (e == nullptr) return -1;
     return std::strcmp(e, "0") == 0 ? 0 : 1;
-  }();
+  }()};
   return v;
 }
 
@@ -107,6 +108,9 @@ std::string missing_reason(Path p) {
   return "this CPU lacks AVX-512 F/DQ/BW/VL (x86-64-v4)";
 }
 
+void set_stream_mode(int mode) { stream_setting().store(mode < 0 ? -1 : mode > 0 ? 1 : 0); }
+int stream_mode() { return stream_setting().load(); }
+
 bool active_path(Path& p, std::string& reason) {
   const Choice& c = choice();
   p = c.path;
@@ -138,7 +142,7 @@ int rope_f32(Path p, const pec_rope_args* a, const float* x, float* y) {
     const long long bytes = static_cast<long long>(a->n_tokens * a->n_heads * a->head_dim) * 4;
     const bool aligned = reinterpret_cast<uintptr_t>(y) % 64 == 0 && a->head_dim % 16 == 0 &&
                          a->rotary_dim % (a->layout == PEC_ROPE_NEOX ? 32 : 16) == 0;
-    const int force = stream_override();
+    const int force = stream_mode();
     pl.stream = x != y && aligned && (force == 1 || (force == -1 && bytes >= kStreamMinBytes));
     scratch.resize(static_cast<size_t>(6 * pl.half_pad));
     switch (p) {

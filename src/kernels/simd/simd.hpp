@@ -25,8 +25,16 @@ bool active_path(Path& p, std::string& reason);
 
 // Streaming (non-temporal) stores for RoPE outputs larger than this many bytes (when y is
 // 64-byte aligned, not in place, and rows keep vector alignment). PECHECK_SIMD_STREAM=0|1
-// forces them off or on (on still needs the alignment).
-inline constexpr long long kStreamMinBytes = 16ll << 20;
+// forces them off or on (on still needs the alignment). Measured on the 2-core Zen 5 VMs
+// here (bench/kernels, BM_RopeStream and interleaved A/B runs): at 128 MiB and at 4 MiB
+// regular stores were faster in 7 of 8 comparisons, so the automatic threshold lies above
+// every size measured (1 GiB); on machines where they pay off, force them on.
+inline constexpr long long kStreamMinBytes = 1ll << 30;
+
+// Process-wide streaming-store mode for benchmarks: -1 automatic (above), 0 never, 1 when
+// aligned. Starts from PECHECK_SIMD_STREAM when set.
+void set_stream_mode(int mode);
+int stream_mode();
 
 int rope_f32(Path p, const pec_rope_args* a, const float* x, float* y);
 int alibi_bias_f32(Path p, const pec_alibi_args* a, float* scores);
