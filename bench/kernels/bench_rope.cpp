@@ -104,6 +104,26 @@ void BM_RopeSimd(benchmark::State& st) {
   set_bytes(st, t0, t1);
 }
 
+// The cos/sin part alone: one head of rotary_dim lanes per token, so the angle, its
+// reduction and the polynomials dominate. ns_per_token next to BM_RopeSimd's time per token
+// (time / tokens) says how much of a call the sin/cos costs. args: path
+void BM_RopeSinCosOnly(benchmark::State& st) {
+  const auto path = static_cast<Path>(st.range(0));
+  if (!pecheck::kernels::simd::cpu_has(path)) {
+    st.SkipWithError(pecheck::kernels::simd::missing_reason(path).c_str());
+    return;
+  }
+  const std::int64_t T = 256;
+  Tensors& t = tensors(T);
+  pec_rope_args a{T, 1, kDim, kDim, PEC_ROPE_NEOX, 10000.0, 1.0, t.pos.data(), nullptr};
+  for (auto _ : st) {
+    pecheck::kernels::simd::rope_f32(path, &a, t.x, t.y);
+    benchmark::ClobberMemory();
+  }
+  st.counters["ns_per_token"] = benchmark::Counter(static_cast<double>(T) * static_cast<double>(st.iterations()),
+                                                   benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
 // Streaming stores forced off (0) or on (1) for the best path, NEOX, full rotary: the data
 // behind the automatic threshold (simd::kStreamMinBytes). args: tokens, stream
 void BM_RopeStream(benchmark::State& st) {
@@ -174,6 +194,7 @@ void rope_args(benchmark::internal::Benchmark* b, bool with_path) {
 
 BENCHMARK(BM_Memcpy)->ArgName("tokens")->Arg(8192)->Arg(256)->Threads(1)->Threads(2)->UseRealTime();
 BENCHMARK(BM_RopeSimd)->Apply([](auto* b) { rope_args(b, true); })->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_RopeSinCosOnly)->ArgName("path")->DenseRange(0, 2)->UseRealTime();
 BENCHMARK(BM_RopeStream)->ArgNames({"tokens", "stream"})->ArgsProduct({{8192, 256}, {0, 1}})->UseRealTime();
 BENCHMARK(BM_RopeScalarTable)->Apply([](auto* b) { rope_args(b, false); })->Threads(1)->Threads(2)->UseRealTime();
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# CTest driver: `pecheck verify` on the pecheck_simd plug-in with one forced code path.
+# CTest driver: `pecheck verify` on the pecheck_simd plug-in with one forced code path, or on
+# the pecheck_cuda plug-in (PATH = cuda).
 #   verify_path.sh PECHECK_BIN PLUGIN_SO PATH REPORT_DIR
-# A path this CPU lacks is skipped loudly (exit 77, CTest's SKIP_RETURN_CODE).
+# A path this machine lacks is skipped loudly (exit 77, CTest's SKIP_RETURN_CODE).
 set -u
 pecheck=$1 plugin=$2 path=$3 report=$4
 need=""
@@ -9,6 +10,11 @@ case "$path" in
   scalar) need="" ;;
   avx2) need="avx2 fma bmi2 f16c" ;;
   avx512) need="avx2 fma bmi2 f16c avx512f avx512dq avx512bw avx512vl" ;;
+  cuda)
+    if ! nvidia-smi -L > /dev/null 2>&1; then
+      echo "SKIPPED: pecheck verify of pecheck_cuda: no usable CUDA device (nvidia-smi -L failed)"
+      exit 77
+    fi ;;
   *) echo "verify_path.sh: unknown path $path" >&2; exit 2 ;;
 esac
 flags=$(grep -m1 '^flags' /proc/cpuinfo 2>/dev/null || true)
