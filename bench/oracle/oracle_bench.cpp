@@ -73,20 +73,21 @@ void BM_RopeBlockExact(benchmark::State& st) {
 }
 BENCHMARK(BM_RopeBlockExact)->Args({16, 32})->Unit(benchmark::kMillisecond);
 
-// One ALiBi row per head: n_k keys for one query, 8 heads. Items = bias elements.
+// One ALiBi row per head: n_k keys for one query; 8 heads (power-of-two slopes: exact) or 12
+// (irrational slopes: double-double product + Ziv). Items = bias elements.
 void BM_AlibiRows(benchmark::State& st) {
-  const std::int64_t nk = st.range(0);
+  const std::int64_t nk = st.range(0), nh = st.range(1);
   const std::int64_t q[] = {(std::int64_t{1} << 30) + 12345};
   const auto k = positions(static_cast<std::size_t>(nk), 5);
-  std::vector<float> out(static_cast<std::size_t>(8 * nk));
-  const pec_alibi_args a{8, 1, nk, PEC_ALIBI_SYMMETRIC, q, k.data()};
+  std::vector<float> out(static_cast<std::size_t>(nh * nk));
+  const pec_alibi_args a{nh, 1, nk, PEC_ALIBI_SYMMETRIC, q, k.data()};
   for (auto _ : st) {
     const auto s = po::alibi_block(a, po::Format::F32, out.data(), nullptr);
     benchmark::DoNotOptimize(s.elements);
   }
-  st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()) * 8 * nk);
+  st.SetItemsProcessed(static_cast<std::int64_t>(st.iterations()) * nh * nk);
 }
-BENCHMARK(BM_AlibiRows)->Arg(1024);
+BENCHMARK(BM_AlibiRows)->Args({1024, 8})->Args({1024, 12});
 
 // A T5 row: buckets of 1024 relative positions (32 buckets, max_distance 128, bidirectional).
 void BM_T5Row(benchmark::State& st) {

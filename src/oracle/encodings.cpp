@@ -35,6 +35,12 @@ double slope_exponent(std::int64_t n_heads, std::int64_t head) {
   return -4.0 * static_cast<double>(2 * (head - p) + 1) / pd;
 }
 
+// The f32 ambiguity half-width around integers (PREC-T5-1), from the budget table.
+double budget_width_f32(double magnitude) {
+  static const Budget& row = budget("t5", Format::F32);
+  return row.bound({magnitude, 0.0});
+}
+
 }  // namespace
 
 AlibiSlope alibi_slope(std::int64_t n_heads, std::int64_t head) {
@@ -61,15 +67,12 @@ AlibiSlope alibi_slope(std::int64_t n_heads, std::int64_t head) {
   return s;
 }
 
-AlibiBias alibi_bias(std::int64_t n_heads, std::int64_t head, std::int64_t q_pos,
-                     std::int64_t k_pos, int mode) {
-  check_pos(q_pos, "query position");
-  check_pos(k_pos, "key position");
-  if (mode != PEC_ALIBI_SYMMETRIC && mode != PEC_ALIBI_CAUSAL) {
-    throw InvalidArgument("PREC-BAD-4", "unknown ALiBi mode");
-  }
+namespace {
+
+// The bias for one (slope, distance) with the slope computed once per head.
+AlibiBias bias_from_slope(double e, const AlibiSlope& s, std::int64_t q_pos, std::int64_t k_pos,
+                          int mode) {
   AlibiBias b;
-  const double e = slope_exponent(n_heads, head);
   if (mode == PEC_ALIBI_CAUSAL && k_pos > q_pos) {
     b.masked = true;
     b.exact = {-HUGE_VAL, 0};
@@ -87,7 +90,6 @@ AlibiBias alibi_bias(std::int64_t n_heads, std::int64_t head, std::int64_t q_pos
     b.rounded = mp::round_exact(b.exact.hi);
     return b;
   }
-  const AlibiSlope s = alibi_slope(n_heads, head);
   const DoubleDouble m = dd::mul_d(-dd_, s.exact);  // error <= 2^-104 + 2^-104 relative
   b.exact = m;
   auto at = [e, dd_](mpfr_prec_t w, mpfr_ptr out, mpfr_ptr err) {
@@ -104,6 +106,22 @@ AlibiBias alibi_bias(std::int64_t n_heads, std::int64_t head, std::int64_t q_pos
   return b;
 }
 
+void check_mode(int mode) {
+  if (mode != PEC_ALIBI_SYMMETRIC && mode != PEC_ALIBI_CAUSAL) {
+    throw InvalidArgument("PREC-BAD-4", "unknown ALiBi mode");
+  }
+}
+
+}  // namespace
+
+AlibiBias alibi_bias(std::int64_t n_heads, std::int64_t head, std::int64_t q_pos,
+                     std::int64_t k_pos, int mode) {
+  check_pos(q_pos, "query position");
+  check_pos(k_pos, "key position");
+  check_mode(mode);
+  return bias_from_slope(slope_exponent(n_heads, head), alibi_slope(n_heads, head), q_pos, k_pos, mode);
+}
+
 BlockStats alibi_block(const pec_alibi_args& a, Format target, float* rounded,
                        double* exact_f64) {
   if (a.n_heads < 1 || a.n_q < 0 || a.n_k < 0) throw InvalidArgument("PREC-BAD-4", "bad ALiBi block shape");
@@ -113,11 +131,16 @@ BlockStats alibi_block(const pec_alibi_args& a, Format target, float* rounded,
   if (target == Format::F64 && rounded != nullptr) {
     throw InvalidArgument("PREC-BAD-4", "for the f64 target use exact_f64 (rounded is float)");
   }
+  check_mode(a.mode);
+  for (std::int64_t i = 0; i < a.n_q; ++i) check_pos(a.q_pos[i], "query position");
+  for (std::int64_t j = 0; j < a.n_k; ++j) check_pos(a.k_pos[j], "key position");
   BlockStats st;
   for (std::int64_t h = 0; h < a.n_heads; ++h) {
+    const double e = slope_exponent(a.n_heads, h);
+    const AlibiSlope s = alibi_slope(a.n_heads, h);
     for (std::int64_t i = 0; i < a.n_q; ++i) {
       for (std::int64_t j = 0; j < a.n_k; ++j) {
-        const AlibiBias b = alibi_bias(a.n_heads, h, a.q_pos[i], a.k_pos[j], a.mode);
+        const AlibiBias b = bias_from_slope(e, s, a.q_pos[i], a.k_pos[j], a.mode);
         const std::size_t idx = static_cast<std::size_t>((h * a.n_q + i) * a.n_k + j);
         if (rounded) rounded[idx] = static_cast<float>(b.rounded.in(target));
         if (exact_f64) exact_f64[idx] = b.rounded.f64;
@@ -155,6 +178,26 @@ T5Bucket t5_bucket(std::int64_t relative, std::int64_t num_buckets, std::int64_t
     throw InvalidArgument("PREC-BAD-4", "T5 max_distance must exceed num_buckets/4 (bidir) or /2");
   }
   const std::int64_t K = nb - ex;
+  auto clamp = [&](std::int64_t kk) {
+    const std::int64_t large = ex + kk;
+    return base + (large < nb - 1 ? large : nb - 1);
+  };
+  // Fast path: v in double has |error| <= 2^-53 * t5_magnitude (the derivation of PREC-T5-1
+  // with u = 2^-53); 4x that as margin. Far from an integer, floor(v) is decided.
+  const double mag = t5_magnitude(dist, ex, nb, max_distance);
+  const double width = budget_width_f32(mag);
+  {
+    const double vd = static_cast<double>(K) *
+                      std::log(static_cast<double>(dist) / static_cast<double>(ex)) /
+                      std::log(static_cast<double>(max_distance) / static_cast<double>(ex));
+    const double jd = std::nearbyint(vd);
+    const double err = std::ldexp(mag, -51) + 0x1p-60;
+    if (std::fabs(vd - jd) > err && std::fabs(vd - jd) > width + err) {
+      r.log_value = vd;
+      r.bucket = r.alternative = clamp(static_cast<std::int64_t>(std::floor(vd)));
+      return r;
+    }
+  }
   // v = K ln(dist/ex) / ln(max_distance/ex), to 128 bits (error < 2^-110 for v < 2^10).
   Mp a(160), b(160), v(160);
   mpfr_set_si(a, dist, MPFR_RNDN);
@@ -184,13 +227,8 @@ T5Bucket t5_bucket(std::int64_t relative, std::int64_t num_buckets, std::int64_t
     k = c >= 0 ? static_cast<std::int64_t>(ji) : static_cast<std::int64_t>(ji) - 1;
     r.on_integer = c == 0 && ji <= static_cast<unsigned long>(K);
   }
-  auto clamp = [&](std::int64_t kk) {
-    const std::int64_t large = ex + kk;
-    return base + (large < nb - 1 ? large : nb - 1);
-  };
   r.bucket = clamp(k);
   r.alternative = r.bucket;
-  const double width = budget("t5", Format::F32).bound({t5_magnitude(dist, ex, nb, max_distance)});
   if (r.on_integer) {
     r.ambiguous = true;
     r.alternative = clamp(k - 1);
