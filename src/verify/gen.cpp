@@ -191,7 +191,9 @@ T5Case gen_t5(Rng& r, const GenParams& p) {
   T5Case c;
   c.n_heads = gen_heads(r);
   c.bidirectional = r.chance(50) ? 1 : 0;
-  c.num_buckets = r.chance(80) ? r.pick(kBuckets) : r.range(c.bidirectional ? 4 : 2, 100);
+  // Causal num_buckets 2 and 3 are valid (ABI-T5-1) but outside the oracle's domain (it needs
+  // num_buckets >= 4), so the value checks start at 4.
+  c.num_buckets = r.chance(80) ? r.pick(kBuckets) : r.range(4, 100);
   const std::int64_t max_exact = c.bidirectional ? c.num_buckets / 4 : c.num_buckets / 2;
   c.max_distance = r.chance(80) ? std::max(r.pick(kDistances), max_exact + 1)
                                 : r.range(max_exact + 1, 4 * max_exact + 4096);

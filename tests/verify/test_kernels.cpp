@@ -151,8 +151,11 @@ int t5(const pec_t5_args* a, float* bias) {
       } else if (n >= a->max_distance) {
         b = nb - 1;
       } else {
-        b = me + static_cast<std::int64_t>(std::log(static_cast<double>(n) / me) /
-                                           std::log(static_cast<double>(a->max_distance) / me) * (nb - me));
+        double v = std::log(static_cast<double>(n) / me) / std::log(static_cast<double>(a->max_distance) / me) *
+                   static_cast<double>(nb - me);
+        // What a float evaluation may do on an exact boundary: land just below the integer.
+        if (g_bug == Bug::T5LowerOnTies) v -= std::ldexp(v, -30);
+        b = me + static_cast<std::int64_t>(v);
         if (b > nb - 1) b = nb - 1;
       }
       for (std::int64_t h = 0; h < a->n_heads; ++h) bias[(h * a->n_q + i) * a->n_k + j] = a->table[(ret + b) * a->n_heads + h];

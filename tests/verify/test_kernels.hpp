@@ -30,6 +30,7 @@ enum class Bug {
   T5NegatedOffset,      // uses q - k instead of k - q
   ReturnsOne,           // returns 1 for n_tokens == 0
   PrintsToStdout,       // writes "kernel-noise" to stdout on every call
+  T5LowerOnTies,        // T5: where the log formula is an exact integer, gives the bucket below
 };
 
 extern Bug g_bug;
