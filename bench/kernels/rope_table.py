@@ -8,7 +8,7 @@ import sys
 runs = json.load(open(sys.argv[1]))["benchmarks"]
 gbs = {}
 for b in runs:
-    if b.get("aggregate_name") != "median":
+    if b.get("aggregate_name") != "median" or "GB/s" not in b:
         continue
     gbs[b["run_name"]] = b["GB/s"] / 1e0
 
