@@ -1,5 +1,7 @@
 // ALiBi properties (spec/alibi.md): slopes for any head count, shift invariance of the
 // symmetric and causal forms, and BLOOM's key-only form: logits move, softmax rows do not.
+#include "reference/alibi.hpp"
+
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -7,7 +9,6 @@
 
 #include "gen.hpp"
 #include "mp_model.hpp"
-#include "reference/alibi.hpp"
 #include "reference/tolerance.hpp"
 
 namespace pecheck::props {
@@ -16,7 +17,8 @@ namespace {
 using reference::AlibiMode;
 
 rc::Gen<std::int64_t> heads() {
-  return from_rng<std::int64_t>([](Rng& r) { return classify::gen_heads(r); }, classify::shrink_heads);
+  return from_rng<std::int64_t>([](Rng& r) { return classify::gen_heads(r); },
+                                classify::shrink_heads);
 }
 
 // Clause: ALIBI-SLOPE-1, ALIBI-SLOPE-2, ALIBI-SLOPE-3 — the documented sequence: geometric first
@@ -31,8 +33,11 @@ RC_GTEST_PROP(Alibi, SlopesFollowTheDocumentedSequence, ()) {
   RC_ASSERT(p <= n && 2 * p > n);
   for (std::int64_t h = 0; h < n; ++h) {
     RC_ASSERT(s[h] >= std::ldexp(1.0, -8) && s[h] <= std::pow(2.0, -4.0 / static_cast<double>(p)));
-    if (h < p) RC_ASSERT(s[h] == std::pow(2.0, -8.0 * static_cast<double>(h + 1) / static_cast<double>(p)));
-    if (h >= p) RC_ASSERT(s[h] == reference::alibi_slope<double>(2 * p, 2 * (h - p)));  // odd entry j=2(h-p): 2^(-8(2(h-p)+1)/2p)
+    if (h < p)
+      RC_ASSERT(s[h] == std::pow(2.0, -8.0 * static_cast<double>(h + 1) / static_cast<double>(p)));
+    if (h >= p)
+      RC_ASSERT(s[h] == reference::alibi_slope<double>(
+                            2 * p, 2 * (h - p)));  // odd entry j=2(h-p): 2^(-8(2(h-p)+1)/2p)
     if (h > 0 && h < p) RC_ASSERT(s[h] < s[h - 1]);
   }
 }
@@ -47,25 +52,28 @@ RC_GTEST_PROP(Alibi, SymmetricAndCausalScoresDependOnlyOnOffset, ()) {
   ModelDraw md;
   md.seed = *model_seed();
   const MpCompare r = mp_alibi_shift(mode, n, h, md, s.m, s.n, s.c);
-  RC_LOG() << reference::to_string(mode) << " heads=" << n << " h=" << h << " " << s << " " << r << "\n";
+  RC_LOG() << reference::to_string(mode) << " heads=" << n << " h=" << h << " " << s << " " << r
+           << "\n";
   RC_ASSERT(r.diff == 0.0);
 }
 
 // Clause: ALIBI-MODE-3, ALIBI-SOFTMAX-1 — BLOOM key-only: the logits move under a shift (witness)
 // while the softmax of every row over keys at or before the query does not (MODEL-TOL-2).
 TEST(Alibi, BloomKeyOnlyLogitsMoveWitness) {
-  const bool found = expect_witness("BLOOM key-only logits are shift-invariant (expected to FAIL with a witness)", [] {
-    const std::int64_t n = *heads();
-    const std::int64_t h = *rc::gen::inRange<std::int64_t>(0, n);
-    ShiftCase s = *shift_case(reference::kAlibiMaxPosition);
-    RC_PRE(s.n <= s.m);  // unmasked key
-    ModelDraw md;
-    md.seed = *model_seed();
-    const MpCompare r = mp_alibi_shift(AlibiMode::BloomKeyOnly, n, h, md, s.m, s.n, s.c);
-    RC_LOG() << "heads=" << n << " h=" << h << " " << s << " " << r << "\n";
-    RC_ASSERT(r.agree());
-  });
-  EXPECT_TRUE(found) << "BLOOM key-only logits looked shift-invariant, contradicting ALIBI-SOFTMAX-1";
+  const bool found = expect_witness(
+      "BLOOM key-only logits are shift-invariant (expected to FAIL with a witness)", [] {
+        const std::int64_t n = *heads();
+        const std::int64_t h = *rc::gen::inRange<std::int64_t>(0, n);
+        ShiftCase s = *shift_case(reference::kAlibiMaxPosition);
+        RC_PRE(s.n <= s.m);  // unmasked key
+        ModelDraw md;
+        md.seed = *model_seed();
+        const MpCompare r = mp_alibi_shift(AlibiMode::BloomKeyOnly, n, h, md, s.m, s.n, s.c);
+        RC_LOG() << "heads=" << n << " h=" << h << " " << s << " " << r << "\n";
+        RC_ASSERT(r.agree());
+      });
+  EXPECT_TRUE(found)
+      << "BLOOM key-only logits looked shift-invariant, contradicting ALIBI-SOFTMAX-1";
 }
 
 RC_GTEST_PROP(Alibi, BloomKeyOnlySoftmaxRowsAreShiftInvariant, ()) {
@@ -74,7 +82,8 @@ RC_GTEST_PROP(Alibi, BloomKeyOnlySoftmaxRowsAreShiftInvariant, ()) {
   const std::int64_t m = *position(reference::kAlibiMaxPosition);
   const std::int64_t nkeys = *rc::gen::inRange<std::int64_t>(1, 9);
   std::vector<std::int64_t> keys;
-  for (std::int64_t j = 0; j < nkeys; ++j) keys.push_back(*rc::gen::inRange<std::int64_t>(0, m + 1));
+  for (std::int64_t j = 0; j < nkeys; ++j)
+    keys.push_back(*rc::gen::inRange<std::int64_t>(0, m + 1));
   keys.push_back(m);
   const std::int64_t lowest = *std::min_element(keys.begin(), keys.end());
   const std::int64_t c = *from_rng<std::int64_t>(
@@ -108,16 +117,25 @@ RC_GTEST_PROP(Alibi, BloomKeyOnlyIsCausalPlusRowConstant, ()) {
 // Clause: ALIBI-ARG-1, ALIBI-ARG-2, ALIBI-ARG-3 — invalid head counts, heads and positions throw.
 RC_GTEST_PROP(Alibi, InvalidArgumentsThrow, ()) {
   const int which = *rc::gen::inRange(0, 4);
-  if (which == 0) RC_ASSERT_THROWS_AS(reference::alibi_slopes<double>(*rc::gen::element<std::int64_t>(0, -1, -64)), InvalidArgument);
+  if (which == 0)
+    RC_ASSERT_THROWS_AS(
+        reference::alibi_slopes<double>(*rc::gen::element<std::int64_t>(0, -1, -64)),
+        InvalidArgument);
   if (which == 1) {
     const std::int64_t n = *heads();
-    RC_ASSERT_THROWS_AS(reference::alibi_slope<double>(n, *rc::gen::element<std::int64_t>(-1, n, n + 5)), InvalidArgument);
+    RC_ASSERT_THROWS_AS(
+        reference::alibi_slope<double>(n, *rc::gen::element<std::int64_t>(-1, n, n + 5)),
+        InvalidArgument);
   }
   if (which == 2) {
-    const std::int64_t bad = *rc::gen::element<std::int64_t>(-1, reference::kAlibiMaxPosition, INT64_MIN);
-    RC_ASSERT_THROWS_AS(reference::alibi_bias<double>(AlibiMode::Symmetric, 0.5, bad, 0), InvalidArgument);
+    const std::int64_t bad =
+        *rc::gen::element<std::int64_t>(-1, reference::kAlibiMaxPosition, INT64_MIN);
+    RC_ASSERT_THROWS_AS(reference::alibi_bias<double>(AlibiMode::Symmetric, 0.5, bad, 0),
+                        InvalidArgument);
   }
-  if (which == 3) RC_ASSERT_THROWS_AS(reference::alibi_bias<double>(static_cast<AlibiMode>(7), 0.5, 1, 0), InvalidArgument);
+  if (which == 3)
+    RC_ASSERT_THROWS_AS(reference::alibi_bias<double>(static_cast<AlibiMode>(7), 0.5, 1, 0),
+                        InvalidArgument);
 }
 
 }  // namespace

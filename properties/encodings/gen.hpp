@@ -28,9 +28,8 @@ rc::Gen<T> from_rng(Draw draw, Shrink shrink) {
   return rc::Gen<T>([draw, shrink](const rc::Random& random, int) {
     rc::Random rnd = random;
     Rng r(rnd.next());
-    return rc::shrinkable::shrinkRecur(draw(r), [shrink](const T& v) {
-      return rc::seq::fromContainer(shrink(v));
-    });
+    return rc::shrinkable::shrinkRecur(
+        draw(r), [shrink](const T& v) { return rc::seq::fromContainer(shrink(v)); });
   });
 }
 
@@ -51,8 +50,9 @@ bool expect_witness(const std::string& description, Testable&& testable) {
 
 // Positions in [0, max) with classify::gen_position's bias; shrink toward 0.
 inline rc::Gen<std::int64_t> position(std::int64_t max_exclusive) {
-  return from_rng<std::int64_t>([max_exclusive](Rng& r) { return classify::gen_position(r, max_exclusive); },
-                                [](std::int64_t v) { return classify::shrink_toward(v, 0); });
+  return from_rng<std::int64_t>(
+      [max_exclusive](Rng& r) { return classify::gen_position(r, max_exclusive); },
+      [](std::int64_t v) { return classify::shrink_toward(v, 0); });
 }
 
 // A seed for a random model instance (embeddings, projections, tables); not shrunk.
@@ -95,8 +95,10 @@ inline rc::Gen<ShiftCase> shift_case(std::int64_t max_exclusive) {
           if (valid_shift_case(t, max_exclusive)) out.push_back(t);
         };
         const std::int64_t low = std::min(s.m, s.n);  // move both down, keeping the offset
-        for (std::int64_t k : classify::shrink_toward(low, 0)) push({s.m - (low - k), s.n - (low - k), s.c});
-        for (std::int64_t k : classify::shrink_toward(s.c, 0)) if (k != 0) push({s.m, s.n, k});
+        for (std::int64_t k : classify::shrink_toward(low, 0))
+          push({s.m - (low - k), s.n - (low - k), s.c});
+        for (std::int64_t k : classify::shrink_toward(s.c, 0))
+          if (k != 0) push({s.m, s.n, k});
         for (std::int64_t k : classify::shrink_toward(s.m, 0)) push({k, s.n, s.c});
         for (std::int64_t k : classify::shrink_toward(s.n, 0)) push({s.m, k, s.c});
         return out;
@@ -105,8 +107,8 @@ inline rc::Gen<ShiftCase> shift_case(std::int64_t max_exclusive) {
 
 // RoPE configs of one scaling kind and layout, full or partial rotary. Shrinks toward the
 // plain defaults (base 10000, scale 1) and smaller dimensions while staying valid.
-inline rc::Gen<reference::RopeConfig> rope_config(reference::RopeScaling kind, reference::RopeLayout layout,
-                                                  bool partial) {
+inline rc::Gen<reference::RopeConfig> rope_config(reference::RopeScaling kind,
+                                                  reference::RopeLayout layout, bool partial) {
   return from_rng<reference::RopeConfig>(
       [=](Rng& r) { return classify::gen_rope_config(r, kind, layout, partial); },
       [partial](const reference::RopeConfig& c) {
@@ -120,12 +122,21 @@ inline rc::Gen<reference::RopeConfig> rope_config(reference::RopeScaling kind, r
           if (partial && t.rotary_dim >= t.head_dim) return;
           out.push_back(t);
         };
-        if (c.base != 10000.0) { auto t = c; t.base = 10000.0; push(t); }
-        if (c.position_scale != 1.0) { auto t = c; t.position_scale = 1.0; push(t); }
+        if (c.base != 10000.0) {
+          auto t = c;
+          t.base = 10000.0;
+          push(t);
+        }
+        if (c.position_scale != 1.0) {
+          auto t = c;
+          t.position_scale = 1.0;
+          push(t);
+        }
         if (c.head_dim > 4) {
           auto t = c;
           t.head_dim = c.head_dim / 2;
-          t.rotary_dim = std::max<std::int64_t>(partial ? 2 : 4, (c.rotary_dim / 2) & ~std::int64_t{1});
+          t.rotary_dim =
+              std::max<std::int64_t>(partial ? 2 : 4, (c.rotary_dim / 2) & ~std::int64_t{1});
           if (!partial) t.rotary_dim = t.head_dim - (t.head_dim % 2);
           push(t);
         }
@@ -140,9 +151,10 @@ inline std::ostream& operator<<(std::ostream& os, RopeLayout l) { return os << t
 inline std::ostream& operator<<(std::ostream& os, RopeScaling s) { return os << to_string(s); }
 inline std::ostream& operator<<(std::ostream& os, AlibiMode m) { return os << to_string(m); }
 inline std::ostream& operator<<(std::ostream& os, const RopeConfig& c) {
-  return os << "{head_dim=" << c.head_dim << ", rotary_dim=" << c.rotary_dim << ", layout=" << to_string(c.layout)
-            << ", base=" << c.base << ", position_scale=" << c.position_scale
-            << ", scaling=" << to_string(c.scaling.kind) << ", factor=" << c.scaling.factor
+  return os << "{head_dim=" << c.head_dim << ", rotary_dim=" << c.rotary_dim
+            << ", layout=" << to_string(c.layout) << ", base=" << c.base
+            << ", position_scale=" << c.position_scale << ", scaling=" << to_string(c.scaling.kind)
+            << ", factor=" << c.scaling.factor
             << ", original_max=" << c.scaling.original_max_positions << "}";
 }
 inline std::ostream& operator<<(std::ostream& os, const T5Config& c) {

@@ -54,12 +54,13 @@ MP norm(const Vec<MP>& a) {
 }
 
 // MODEL-TOL-1's magnitude of one score.
-MP magnitude(const MpModel& md, const Vec<MP>& xq, const Vec<MP>& xk, const MP& a, const MP& phi, const MP& bias) {
-  using std::abs;
+MP magnitude(const MpModel& md, const Vec<MP>& xq, const Vec<MP>& xk, const MP& a, const MP& phi,
+             const MP& bias) {
   using bmp::isfinite;
+  using std::abs;
   const MP D = MP(md.proj.w_q.rows() + md.proj.w_q.cols());
-  return abs(md.proj.scale) * a * a * (phi + D + MP(2)) * norm(md.proj.w_q) * norm(xq) * norm(md.proj.w_k) *
-             norm(xk) +
+  return abs(md.proj.scale) * a * a * (phi + D + MP(2)) * norm(md.proj.w_q) * norm(xq) *
+             norm(md.proj.w_k) * norm(xk) +
          (isfinite(bias) ? abs(bias) : MP(0));
 }
 
@@ -68,8 +69,8 @@ struct Val {
 };
 
 MpCompare compare(const Val& x, const Val& y) {
-  using std::abs;
   using bmp::isinf;
+  using std::abs;
   MpCompare c;
   c.a = static_cast<double>(x.v);
   c.b = static_cast<double>(y.v);
@@ -91,21 +92,22 @@ Val rope_val(const reference::RopeConfig& cfg, const MpModel& md, std::int64_t m
   const MP v = reference::score_rope<MP>(cfg, md.proj, md.xq, md.xk, m, n);
   const auto f = reference::rope_inv_freq<MP>(cfg, std::max(m, n) + 1);
   MP fmax = 0;
-  for (const auto& x : f) if (x > fmax) fmax = x;
+  for (const auto& x : f)
+    if (x > fmax) fmax = x;
   const MP phi = MP(std::max(m, n)) * MP(cfg.position_scale) * fmax;
   return {v, magnitude(md, md.xq, md.xk, reference::rope_attention_factor<MP>(cfg), phi, MP(0))};
 }
 
 }  // namespace
 
-MpCompare mp_rope_shift(const reference::RopeConfig& cfg, const ModelDraw& d, std::int64_t m, std::int64_t n,
-                        std::int64_t c) {
+MpCompare mp_rope_shift(const reference::RopeConfig& cfg, const ModelDraw& d, std::int64_t m,
+                        std::int64_t n, std::int64_t c) {
   const MpModel md = make_model(d, cfg.head_dim);
   return compare(rope_val(cfg, md, m, n), rope_val(cfg, md, m + c, n + c));
 }
 
-MpCompare mp_sinusoidal_shift(const reference::SinusoidalConfig& cfg, const ModelDraw& d, std::int64_t m,
-                              std::int64_t n, std::int64_t c) {
+MpCompare mp_sinusoidal_shift(const reference::SinusoidalConfig& cfg, const ModelDraw& d,
+                              std::int64_t m, std::int64_t n, std::int64_t c) {
   ModelDraw dd = d;
   dd.d_model = cfg.d_model;
   const MpModel md = make_model(dd, d.head_dim);
@@ -118,8 +120,8 @@ MpCompare mp_sinusoidal_shift(const reference::SinusoidalConfig& cfg, const Mode
   return compare(val(m, n), val(m + c, n + c));
 }
 
-MpCompare mp_t5_shift(const reference::T5Config& cfg, const ModelDraw& d, std::int64_t h, std::int64_t m,
-                      std::int64_t n, std::int64_t c) {
+MpCompare mp_t5_shift(const reference::T5Config& cfg, const ModelDraw& d, std::int64_t h,
+                      std::int64_t m, std::int64_t n, std::int64_t c) {
   const MpModel md = make_model(d, d.head_dim);
   classify::Rng r(d.seed ^ 0x75ull);
   std::vector<MP> table(static_cast<std::size_t>(cfg.num_buckets * cfg.n_heads));
@@ -133,8 +135,8 @@ MpCompare mp_t5_shift(const reference::T5Config& cfg, const ModelDraw& d, std::i
   return compare(val(m, n), val(m + c, n + c));
 }
 
-MpCompare mp_alibi_shift(reference::AlibiMode mode, std::int64_t n_heads, std::int64_t h, const ModelDraw& d,
-                         std::int64_t m, std::int64_t n, std::int64_t c) {
+MpCompare mp_alibi_shift(reference::AlibiMode mode, std::int64_t n_heads, std::int64_t h,
+                         const ModelDraw& d, std::int64_t m, std::int64_t n, std::int64_t c) {
   const MpModel md = make_model(d, d.head_dim);
   const MP slope = reference::alibi_slope<MP>(n_heads, h);
   auto val = [&](std::int64_t a, std::int64_t b) {
@@ -145,8 +147,8 @@ MpCompare mp_alibi_shift(reference::AlibiMode mode, std::int64_t n_heads, std::i
   return compare(val(m, n), val(m + c, n + c));
 }
 
-MpCompare mp_sinusoidal_dot_shift(const reference::SinusoidalConfig& cfg, std::int64_t m, std::int64_t n,
-                                  std::int64_t c) {
+MpCompare mp_sinusoidal_dot_shift(const reference::SinusoidalConfig& cfg, std::int64_t m,
+                                  std::int64_t n, std::int64_t c) {
   auto val = [&](std::int64_t a, std::int64_t b) {
     const auto pa = reference::sinusoidal_encode<MP>(cfg, a);
     const auto pb = reference::sinusoidal_encode<MP>(cfg, b);
@@ -160,10 +162,10 @@ MpCompare mp_sinusoidal_dot_shift(const reference::SinusoidalConfig& cfg, std::i
 }
 
 MpCompare mp_alibi_softmax_row(reference::AlibiMode mode, std::int64_t n_heads, std::int64_t h,
-                               const ModelDraw& d, std::int64_t m, const std::vector<std::int64_t>& keys,
-                               std::int64_t c) {
-  using std::exp;
+                               const ModelDraw& d, std::int64_t m,
+                               const std::vector<std::int64_t>& keys, std::int64_t c) {
   using std::abs;
+  using std::exp;
   const MpModel md = make_model(d, d.head_dim);
   const MP slope = reference::alibi_slope<MP>(n_heads, h);
   std::vector<MP> za, zb;
@@ -171,7 +173,8 @@ MpCompare mp_alibi_softmax_row(reference::AlibiMode mode, std::int64_t n_heads, 
   for (std::int64_t k : keys) {
     const MP a = reference::score_alibi<MP>(mode, slope, md.proj, md.xq, md.xk, m, k);
     const MP b = reference::score_alibi<MP>(mode, slope, md.proj, md.xq, md.xk, m + c, k + c);
-    const MP mag = magnitude(md, md.xq, md.xk, MP(1), MP(0), a) + magnitude(md, md.xq, md.xk, MP(1), MP(0), b);
+    const MP mag =
+        magnitude(md, md.xq, md.xk, MP(1), MP(0), a) + magnitude(md, md.xq, md.xk, MP(1), MP(0), b);
     const MP tk = reference::shift_tolerance<MP>(mag);
     if (tk > t) t = tk;
     za.push_back(a);
@@ -179,7 +182,8 @@ MpCompare mp_alibi_softmax_row(reference::AlibiMode mode, std::int64_t n_heads, 
   }
   auto softmax = [](std::vector<MP>& z) {
     MP mx = z[0];
-    for (const auto& e : z) if (e > mx) mx = e;
+    for (const auto& e : z)
+      if (e > mx) mx = e;
     MP s = 0;
     for (auto& e : z) s += (e = exp(e - mx));
     for (auto& e : z) e /= s;

@@ -21,7 +21,8 @@ struct MpCompare {
   bool agree() const { return diff <= tol; }
 };
 inline std::ostream& operator<<(std::ostream& os, const MpCompare& c) {
-  return os << "{a=" << c.a << ", b=" << c.b << ", |a-b|=" << c.diff << ", tolerance=" << c.tol << "}";
+  return os << "{a=" << c.a << ", b=" << c.b << ", |a-b|=" << c.diff << ", tolerance=" << c.tol
+            << "}";
 }
 
 // A random model instance: d_model x head_dim projections and two embeddings, entries drawn
@@ -33,24 +34,24 @@ struct ModelDraw {
 };
 
 // s(m, n) against s(m + c, n + c), MODEL-SCORE-1..3 in 100-digit MPFR.
-MpCompare mp_rope_shift(const reference::RopeConfig& cfg, const ModelDraw& md, std::int64_t m, std::int64_t n,
-                        std::int64_t c);
-MpCompare mp_sinusoidal_shift(const reference::SinusoidalConfig& cfg, const ModelDraw& md, std::int64_t m,
-                              std::int64_t n, std::int64_t c);
-MpCompare mp_t5_shift(const reference::T5Config& cfg, const ModelDraw& md, std::int64_t h, std::int64_t m,
-                      std::int64_t n, std::int64_t c);
-MpCompare mp_alibi_shift(reference::AlibiMode mode, std::int64_t n_heads, std::int64_t h, const ModelDraw& md,
-                         std::int64_t m, std::int64_t n, std::int64_t c);
+MpCompare mp_rope_shift(const reference::RopeConfig& cfg, const ModelDraw& md, std::int64_t m,
+                        std::int64_t n, std::int64_t c);
+MpCompare mp_sinusoidal_shift(const reference::SinusoidalConfig& cfg, const ModelDraw& md,
+                              std::int64_t m, std::int64_t n, std::int64_t c);
+MpCompare mp_t5_shift(const reference::T5Config& cfg, const ModelDraw& md, std::int64_t h,
+                      std::int64_t m, std::int64_t n, std::int64_t c);
+MpCompare mp_alibi_shift(reference::AlibiMode mode, std::int64_t n_heads, std::int64_t h,
+                         const ModelDraw& md, std::int64_t m, std::int64_t n, std::int64_t c);
 
 // The raw dot product p_m . p_n against p_{m+c} . p_{n+c} (SIN-DOT-1).
-MpCompare mp_sinusoidal_dot_shift(const reference::SinusoidalConfig& cfg, std::int64_t m, std::int64_t n,
-                                  std::int64_t c);
+MpCompare mp_sinusoidal_dot_shift(const reference::SinusoidalConfig& cfg, std::int64_t m,
+                                  std::int64_t n, std::int64_t c);
 
 // Softmax of the row of query m over `keys` (all <= m) against the row shifted by c: a = the
 // probability with the largest change, b = its shifted value, tol = MODEL-TOL-2.
 MpCompare mp_alibi_softmax_row(reference::AlibiMode mode, std::int64_t n_heads, std::int64_t h,
-                               const ModelDraw& md, std::int64_t m, const std::vector<std::int64_t>& keys,
-                               std::int64_t c);
+                               const ModelDraw& md, std::int64_t m,
+                               const std::vector<std::int64_t>& keys, std::int64_t c);
 
 // The inverse frequencies of a config in 100-digit MPFR, rounded to double (for comparisons of
 // the double/float reference against a higher-precision evaluation).

@@ -1,6 +1,8 @@
 // RoPE properties (spec/rope.md). Shift invariance in 100-digit MPFR over positions up to
 // 2^31 - 1, every scaling, both layouts, full and partial rotary; the dynamic-NTK witness;
 // rotation facts (norms, composition, pairing) in float and double; the scalings' structure.
+#include "reference/rope.hpp"
+
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -11,7 +13,6 @@
 
 #include "gen.hpp"
 #include "mp_model.hpp"
-#include "reference/rope.hpp"
 #include "reference/tolerance.hpp"
 
 namespace pecheck::props {
@@ -38,8 +39,12 @@ void check_shift(RopeScaling kind, RopeLayout layout, bool partial) {
   RC_ASSERT(r.agree());
 }
 
-RC_GTEST_PROP(Rope, ScoreDependsOnlyOnOffsetNeox, ()) { check_shift(RopeScaling::None, RopeLayout::Neox, false); }
-RC_GTEST_PROP(Rope, ScoreDependsOnlyOnOffsetGptj, ()) { check_shift(RopeScaling::None, RopeLayout::Gptj, false); }
+RC_GTEST_PROP(Rope, ScoreDependsOnlyOnOffsetNeox, ()) {
+  check_shift(RopeScaling::None, RopeLayout::Neox, false);
+}
+RC_GTEST_PROP(Rope, ScoreDependsOnlyOnOffsetGptj, ()) {
+  check_shift(RopeScaling::None, RopeLayout::Gptj, false);
+}
 RC_GTEST_PROP(Rope, ScoreDependsOnlyOnOffsetPartialNeox, ()) {
   check_shift(RopeScaling::None, RopeLayout::Neox, true);
 }
@@ -48,28 +53,35 @@ RC_GTEST_PROP(Rope, ScoreDependsOnlyOnOffsetPartialGptj, ()) {
 }
 RC_GTEST_PROP(Rope, ScoreDependsOnlyOnOffsetLinear, ()) {
   // Clause: ROPE-SCALE-LINEAR-1
-  check_shift(RopeScaling::Linear, *rc::gen::element(RopeLayout::Neox, RopeLayout::Gptj), *rc::gen::arbitrary<bool>());
+  check_shift(RopeScaling::Linear, *rc::gen::element(RopeLayout::Neox, RopeLayout::Gptj),
+              *rc::gen::arbitrary<bool>());
 }
 RC_GTEST_PROP(Rope, ScoreDependsOnlyOnOffsetNtk, ()) {
   // Clause: ROPE-SCALE-NTK-1
-  check_shift(RopeScaling::Ntk, *rc::gen::element(RopeLayout::Neox, RopeLayout::Gptj), *rc::gen::arbitrary<bool>());
+  check_shift(RopeScaling::Ntk, *rc::gen::element(RopeLayout::Neox, RopeLayout::Gptj),
+              *rc::gen::arbitrary<bool>());
 }
 RC_GTEST_PROP(Rope, ScoreDependsOnlyOnOffsetYarn, ()) {
   // Clause: ROPE-SCALE-YARN-1, ROPE-SCALE-YARN-2
-  check_shift(RopeScaling::Yarn, *rc::gen::element(RopeLayout::Neox, RopeLayout::Gptj), *rc::gen::arbitrary<bool>());
+  check_shift(RopeScaling::Yarn, *rc::gen::element(RopeLayout::Neox, RopeLayout::Gptj),
+              *rc::gen::arbitrary<bool>());
 }
 RC_GTEST_PROP(Rope, ScoreDependsOnlyOnOffsetLlama3, ()) {
   // Clause: ROPE-SCALE-LLAMA3-1
-  check_shift(RopeScaling::Llama3, *rc::gen::element(RopeLayout::Neox, RopeLayout::Gptj), *rc::gen::arbitrary<bool>());
+  check_shift(RopeScaling::Llama3, *rc::gen::element(RopeLayout::Neox, RopeLayout::Gptj),
+              *rc::gen::arbitrary<bool>());
 }
 
 // Clause: ROPE-SCALE-DYN-2 — the property "dynamic NTK is shift-invariant" must be falsified;
 // RapidCheck prints the shrunk witness (config, positions, both scores).
 TEST(Rope, DynamicNtkScoreDependsOnAbsolutePositionWitness) {
-  const bool found = expect_witness("dynamic NTK score is shift-invariant (expected to FAIL with a witness)", [] {
-    check_shift(RopeScaling::DynamicNtk, *rc::gen::element(RopeLayout::Neox, RopeLayout::Gptj), false);
-  });
-  EXPECT_TRUE(found) << "no witness: dynamic NTK looked shift-invariant, contradicting ROPE-SCALE-DYN-2";
+  const bool found =
+      expect_witness("dynamic NTK score is shift-invariant (expected to FAIL with a witness)", [] {
+        check_shift(RopeScaling::DynamicNtk, *rc::gen::element(RopeLayout::Neox, RopeLayout::Gptj),
+                    false);
+      });
+  EXPECT_TRUE(found)
+      << "no witness: dynamic NTK looked shift-invariant, contradicting ROPE-SCALE-DYN-2";
 }
 
 // A head vector of head_dim reals from classify::gen_real (signed zeros, values near multiples
@@ -82,7 +94,8 @@ std::vector<double> head_vector(std::int64_t head_dim, int max_exp) {
           x = classify::gen_real(r);
           int e = 0;
           std::frexp(x, &e);
-          if (x != 0 && (e > max_exp || e < -max_exp)) x = std::ldexp(std::frexp(x, &e), e % max_exp);
+          if (x != 0 && (e > max_exp || e < -max_exp))
+            x = std::ldexp(std::frexp(x, &e), e % max_exp);
         }
         return v;
       },
@@ -109,8 +122,10 @@ T max_angle(const RopeConfig& c, const std::vector<T>& f, std::int64_t p) {
 // Clause: ROPE-ROT-2 — every rotated pair keeps its norm (no attention factor: not YaRN).
 template <class T>
 void check_norm(int max_exp) {
-  const auto kind = *rc::gen::element(RopeScaling::None, RopeScaling::Linear, RopeScaling::Ntk, RopeScaling::Llama3);
-  const RopeConfig c = *rope_config(kind, *rc::gen::element(RopeLayout::Neox, RopeLayout::Gptj), *rc::gen::arbitrary<bool>());
+  const auto kind = *rc::gen::element(RopeScaling::None, RopeScaling::Linear, RopeScaling::Ntk,
+                                      RopeScaling::Llama3);
+  const RopeConfig c = *rope_config(kind, *rc::gen::element(RopeLayout::Neox, RopeLayout::Gptj),
+                                    *rc::gen::arbitrary<bool>());
   const std::int64_t p = *position(reference::kRopeMaxPosition);
   const auto xd = head_vector(c.head_dim, max_exp);
   const std::vector<T> x(xd.begin(), xd.end());
@@ -131,8 +146,9 @@ RC_GTEST_PROP(Rope, RotationPreservesNormDouble, ()) { check_norm<double>(300); 
 // Clause: ROPE-ROT-3 — R(p2) R(p1) x = R(p1 + p2) x.
 template <class T>
 void check_composition() {
-  const RopeConfig c = *rope_config(RopeScaling::None, *rc::gen::element(RopeLayout::Neox, RopeLayout::Gptj),
-                                    *rc::gen::arbitrary<bool>());
+  const RopeConfig c =
+      *rope_config(RopeScaling::None, *rc::gen::element(RopeLayout::Neox, RopeLayout::Gptj),
+                   *rc::gen::arbitrary<bool>());
   const std::int64_t p1 = *position(reference::kRopeMaxPosition / 2);
   const std::int64_t p2 = *position(reference::kRopeMaxPosition / 2);
   const auto xd = head_vector(c.head_dim, 30);
@@ -169,9 +185,11 @@ RC_GTEST_PROP(Rope, PairingMapsAndPassThrough, ()) {
   x[j] = 1.0;
   const auto f = reference::rope_inv_freq<double>(c);
   std::vector<double> y(x.size());
-  reference::rope_rotate<double>(c, std::span<const double>(f), p, std::span<const double>(x), std::span<double>(y));
+  reference::rope_rotate<double>(c, std::span<const double>(f), p, std::span<const double>(x),
+                                 std::span<double>(y));
   const std::int64_t half = c.rotary_dim / 2;
-  const std::int64_t partner = layout == RopeLayout::Neox ? (j < half ? j + half : j - half) : (j ^ 1);
+  const std::int64_t partner =
+      layout == RopeLayout::Neox ? (j < half ? j + half : j - half) : (j ^ 1);
   const std::int64_t i = layout == RopeLayout::Neox ? j % half : j / 2;
   const double ang = static_cast<double>(p) * c.position_scale * f[i];
   const bool j_is_first = layout == RopeLayout::Neox ? j < half : j % 2 == 0;
@@ -193,8 +211,9 @@ RC_GTEST_PROP(Rope, PairingMapsAndPassThrough, ()) {
 // ROPE-SCALE-LLAMA3-1, ROPE-SCALE-DYN-1 — the double reference's frequencies agree with a
 // 100-digit evaluation within MODEL-TOL-3, for every scaling.
 RC_GTEST_PROP(Rope, FrequenciesMatchHighPrecision, ()) {
-  const auto kind = *rc::gen::element(RopeScaling::None, RopeScaling::Linear, RopeScaling::Ntk,
-                                      RopeScaling::DynamicNtk, RopeScaling::Yarn, RopeScaling::Llama3);
+  const auto kind =
+      *rc::gen::element(RopeScaling::None, RopeScaling::Linear, RopeScaling::Ntk,
+                        RopeScaling::DynamicNtk, RopeScaling::Yarn, RopeScaling::Llama3);
   const RopeConfig c = *rope_config(kind, RopeLayout::Neox, false);
   const std::int64_t L = *position(reference::kRopeMaxPosition) + 1;
   const auto f = reference::rope_inv_freq<double>(c, L);
@@ -212,14 +231,17 @@ RC_GTEST_PROP(Rope, FrequenciesMatchHighPrecision, ()) {
 // f_i/F and f_i with the ramp of the spec, recomputed here from the spec's formula (including
 // the degenerate case low > high after clamping, where the ramp runs backwards as in HF).
 RC_GTEST_PROP(Rope, ScalingsStructure, ()) {
-  const auto kind = *rc::gen::element(RopeScaling::Linear, RopeScaling::Ntk, RopeScaling::Yarn, RopeScaling::Llama3);
+  const auto kind = *rc::gen::element(RopeScaling::Linear, RopeScaling::Ntk, RopeScaling::Yarn,
+                                      RopeScaling::Llama3);
   RopeConfig c = *rope_config(kind, RopeLayout::Neox, false);
   RopeConfig plain = c;
   plain.scaling.kind = RopeScaling::None;
   const auto f = reference::rope_inv_freq<double>(plain);
   const auto g = reference::rope_inv_freq<double>(c);
   const double F = c.scaling.factor;
-  auto tol = [&](double v) { return reference::freq_tolerance<double>(v, reference::rope_effective_base<double>(c)); };
+  auto tol = [&](double v) {
+    return reference::freq_tolerance<double>(v, reference::rope_effective_base<double>(c));
+  };
   if (kind == RopeScaling::Linear) {
     for (std::size_t i = 0; i < f.size(); ++i) RC_ASSERT(std::fabs(g[i] - f[i] / F) <= tol(f[i]));
   } else if (kind == RopeScaling::Ntk) {
@@ -237,7 +259,9 @@ RC_GTEST_PROP(Rope, ScalingsStructure, ()) {
   } else {
     const double d = static_cast<double>(c.rotary_dim);
     auto corr = [&](double rot) {
-      return d * std::log(static_cast<double>(c.scaling.original_max_positions) / (rot * 2.0 * std::numbers::pi)) /
+      return d *
+             std::log(static_cast<double>(c.scaling.original_max_positions) /
+                      (rot * 2.0 * std::numbers::pi)) /
              (2.0 * std::log(c.base));
     };
     double low = corr(c.scaling.beta_fast), high = corr(c.scaling.beta_slow);
@@ -251,7 +275,8 @@ RC_GTEST_PROP(Rope, ScalingsStructure, ()) {
     for (std::size_t i = 0; i < f.size(); ++i) {
       const double ramp = std::clamp((static_cast<double>(i) - low) / (high - low), 0.0, 1.0);
       const double expect = f[i] / F * ramp + f[i] * (1.0 - ramp);
-      RC_LOG() << "i=" << i << " low=" << low << " high=" << high << " got " << g[i] << " expect " << expect << "\n";
+      RC_LOG() << "i=" << i << " low=" << low << " high=" << high << " got " << g[i] << " expect "
+               << expect << "\n";
       RC_ASSERT(std::fabs(g[i] - expect) <= tol(f[i]));
     }
   }
@@ -266,7 +291,8 @@ RC_GTEST_PROP(Rope, DynamicNtkIsNtkOfTheSequenceLength, ()) {
   RopeConfig ntk = c;
   ntk.scaling.kind = RopeScaling::Ntk;
   const double F = c.scaling.factor;
-  ntk.scaling.factor = L <= L0 ? 1.0 : F * static_cast<double>(L) / static_cast<double>(L0) - (F - 1.0);
+  ntk.scaling.factor =
+      L <= L0 ? 1.0 : F * static_cast<double>(L) / static_cast<double>(L0) - (F - 1.0);
   const auto a = reference::rope_inv_freq<double>(c, L);
   const auto b = reference::rope_inv_freq<double>(ntk);
   RC_ASSERT(a == b);
@@ -293,7 +319,7 @@ RC_GTEST_PROP(Rope, YarnAttentionFactor, ()) {
   RC_ASSERT(std::fabs(got - hp) <= reference::freq_tolerance<double>(hp, std::exp(1.0)));
   const double F = c.scaling.factor;
   auto ms = [F](double mu) { return F <= 1.0 ? 1.0 : 0.1 * mu * std::log(F) + 1.0; };
-  const double expect = mode == 1 ? c.scaling.attention_factor
+  const double expect = mode == 1   ? c.scaling.attention_factor
                         : mode == 2 ? ms(c.scaling.yarn_mscale) / ms(c.scaling.yarn_mscale_all_dim)
                                     : ms(1.0);
   RC_ASSERT(std::fabs(got - expect) <= reference::freq_tolerance<double>(expect, std::exp(1.0)));

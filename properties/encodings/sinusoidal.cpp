@@ -1,5 +1,7 @@
 // Sinusoidal properties (spec/sinusoidal.md): the raw dot product is offset-only, the model's
 // score is not (a witness is found and printed, shrunk), and the two layouts' definitions.
+#include "reference/sinusoidal.hpp"
+
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -7,7 +9,6 @@
 
 #include "gen.hpp"
 #include "mp_model.hpp"
-#include "reference/sinusoidal.hpp"
 #include "reference/tolerance.hpp"
 
 namespace pecheck::props {
@@ -28,8 +29,16 @@ rc::Gen<SinusoidalConfig> sinusoidal_config() {
       },
       [](const SinusoidalConfig& c) {
         std::vector<SinusoidalConfig> out;
-        if (c.base != 10000.0) { auto t = c; t.base = 10000.0; out.push_back(t); }
-        if (c.d_model > 2) { auto t = c; t.d_model = std::max<std::int64_t>(2, (c.d_model / 2) & ~std::int64_t{1}); out.push_back(t); }
+        if (c.base != 10000.0) {
+          auto t = c;
+          t.base = 10000.0;
+          out.push_back(t);
+        }
+        if (c.d_model > 2) {
+          auto t = c;
+          t.d_model = std::max<std::int64_t>(2, (c.d_model / 2) & ~std::int64_t{1});
+          out.push_back(t);
+        }
         return out;
       });
 }
@@ -39,7 +48,8 @@ rc::Gen<SinusoidalConfig> sinusoidal_config() {
 
 namespace pecheck::reference {
 inline std::ostream& operator<<(std::ostream& os, const SinusoidalConfig& c) {
-  return os << "{d_model=" << c.d_model << ", base=" << c.base << ", layout=" << to_string(c.layout) << "}";
+  return os << "{d_model=" << c.d_model << ", base=" << c.base << ", layout=" << to_string(c.layout)
+            << "}";
 }
 }  // namespace pecheck::reference
 
@@ -60,17 +70,19 @@ RC_GTEST_PROP(Sinusoidal, RawDotProductDependsOnlyOnOffset, ()) {
 // (MODEL-SCORE-1) the score is NOT shift-invariant: the property must be falsified, and
 // RapidCheck prints the shrunk witness (positions, shift, both scores).
 TEST(Sinusoidal, ProjectedScoreDependsOnAbsolutePositionWitness) {
-  const bool found = expect_witness("sinusoidal projected score is shift-invariant (expected to FAIL with a witness)", [] {
-    const SinusoidalConfig c = *sinusoidal_config();
-    const ShiftCase s = *shift_case(reference::kSinusoidalMaxPosition);
-    ModelDraw md;
-    md.seed = *model_seed();
-    md.head_dim = *rc::gen::inRange<std::int64_t>(1, 9);
-    const MpCompare r = mp_sinusoidal_shift(c, md, s.m, s.n, s.c);
-    RC_LOG() << c << " " << s << " scores " << r << "\n";
-    RC_ASSERT(r.agree());
-  });
-  EXPECT_TRUE(found) << "no witness: the projected sinusoidal score looked shift-invariant (SIN-AXIS-2)";
+  const bool found = expect_witness(
+      "sinusoidal projected score is shift-invariant (expected to FAIL with a witness)", [] {
+        const SinusoidalConfig c = *sinusoidal_config();
+        const ShiftCase s = *shift_case(reference::kSinusoidalMaxPosition);
+        ModelDraw md;
+        md.seed = *model_seed();
+        md.head_dim = *rc::gen::inRange<std::int64_t>(1, 9);
+        const MpCompare r = mp_sinusoidal_shift(c, md, s.m, s.n, s.c);
+        RC_LOG() << c << " " << s << " scores " << r << "\n";
+        RC_ASSERT(r.agree());
+      });
+  EXPECT_TRUE(found)
+      << "no witness: the projected sinusoidal score looked shift-invariant (SIN-AXIS-2)";
 }
 
 // Clause: SIN-LAYOUT-1, SIN-LAYOUT-2 — lane placement and frequencies of both layouts:
@@ -83,9 +95,10 @@ RC_GTEST_PROP(Sinusoidal, LayoutsPlaceSinAndCos, ()) {
   const std::int64_t h = c.d_model / 2;
   RC_ASSERT(static_cast<std::int64_t>(pe.size()) == c.d_model);
   for (std::int64_t i = 0; i < h; ++i) {
-    const double e = c.layout == SinusoidalLayout::Interleaved
-                         ? static_cast<double>(2 * i) / static_cast<double>(c.d_model)
-                         : static_cast<double>(i) / static_cast<double>(std::max<std::int64_t>(h - 1, 1));
+    const double e =
+        c.layout == SinusoidalLayout::Interleaved
+            ? static_cast<double>(2 * i) / static_cast<double>(c.d_model)
+            : static_cast<double>(i) / static_cast<double>(std::max<std::int64_t>(h - 1, 1));
     const double a = static_cast<double>(p) * std::pow(c.base, -e);
     const std::int64_t ls = c.layout == SinusoidalLayout::Interleaved ? 2 * i : i;
     const std::int64_t lc = c.layout == SinusoidalLayout::Interleaved ? 2 * i + 1 : h + i;
@@ -101,7 +114,8 @@ RC_GTEST_PROP(Sinusoidal, InvalidArgumentsThrow, ()) {
   std::int64_t p = *position(reference::kSinusoidalMaxPosition);
   if (which == 0) c.d_model = *rc::gen::element<std::int64_t>(0, 1, 3, 7, -2);
   if (which == 1) c.base = *rc::gen::element(1.0, 0.5, -3.0, 0.0, INFINITY, NAN);
-  if (which == 2) p = *rc::gen::element<std::int64_t>(-1, -12345, reference::kSinusoidalMaxPosition, INT64_MAX);
+  if (which == 2)
+    p = *rc::gen::element<std::int64_t>(-1, -12345, reference::kSinusoidalMaxPosition, INT64_MAX);
   RC_ASSERT_THROWS_AS(reference::sinusoidal_encode<double>(c, p), InvalidArgument);
 }
 

@@ -1,5 +1,7 @@
 // T5 bias properties (spec/t5.md): exact shift invariance, and the bucket function's range,
 // monotonicity, saturation, symmetry and agreement of the float formula with the exact one.
+#include "reference/t5.hpp"
+
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -7,7 +9,6 @@
 
 #include "gen.hpp"
 #include "mp_model.hpp"
-#include "reference/t5.hpp"
 #include "reference/tolerance.hpp"
 
 namespace pecheck::props {
@@ -16,16 +17,22 @@ namespace {
 using reference::T5Config;
 
 rc::Gen<T5Config> t5_config() {
-  return from_rng<T5Config>(
-      [](Rng& r) { return classify::gen_t5_config(r, r.coin(2)); },
-      [](const T5Config& c) {
-        std::vector<T5Config> out;
-        if (c.n_heads > 1) { auto t = c; t.n_heads = 1; out.push_back(t); }
-        if (c.num_buckets != 32 || c.max_distance != 128) {
-          auto t = c; t.num_buckets = 32; t.max_distance = 128; out.push_back(t);
-        }
-        return out;
-      });
+  return from_rng<T5Config>([](Rng& r) { return classify::gen_t5_config(r, r.coin(2)); },
+                            [](const T5Config& c) {
+                              std::vector<T5Config> out;
+                              if (c.n_heads > 1) {
+                                auto t = c;
+                                t.n_heads = 1;
+                                out.push_back(t);
+                              }
+                              if (c.num_buckets != 32 || c.max_distance != 128) {
+                                auto t = c;
+                                t.num_buckets = 32;
+                                t.max_distance = 128;
+                                out.push_back(t);
+                              }
+                              return out;
+                            });
 }
 
 rc::Gen<std::int64_t> offset(const T5Config& c) {
@@ -54,7 +61,8 @@ RC_GTEST_PROP(T5, BucketInRangeAndHalf, ()) {
   RC_ASSERT(b >= 0 && b < c.num_buckets);
   if (c.bidirectional) {
     const std::int64_t nb = c.num_buckets / 2;
-    const bool in_half = r > 0 ? (b >= nb && b < 2 * nb) : (b >= 0 && b < nb);  // key after query: upper half
+    const bool in_half =
+        r > 0 ? (b >= nb && b < 2 * nb) : (b >= 0 && b < nb);  // key after query: upper half
     RC_ASSERT(in_half);
   } else if (r >= 0) {
     RC_ASSERT(b == 0);
@@ -75,7 +83,8 @@ RC_GTEST_PROP(T5, BucketMonotoneInDistance, ()) {
 // Clause: T5-BUCKET-7 — every distance >= max_distance maps to the last bucket of its half.
 RC_GTEST_PROP(T5, BucketSaturatesBeyondMaxDistance, ()) {
   const T5Config c = *t5_config();
-  const std::int64_t beyond = *rc::gen::inRange<std::int64_t>(0, reference::kT5MaxPosition - c.max_distance);
+  const std::int64_t beyond =
+      *rc::gen::inRange<std::int64_t>(0, reference::kT5MaxPosition - c.max_distance);
   const std::int64_t d = c.max_distance + beyond;
   const std::int64_t nb = c.bidirectional ? c.num_buckets / 2 : c.num_buckets;
   RC_ASSERT(reference::t5_bucket(c, -d) == nb - 1);
@@ -129,7 +138,8 @@ RC_GTEST_PROP(T5, ExactBucketAtPowerBoundaries, ()) {
   const std::int64_t e = *rc::gen::element<std::int64_t>(1, 2, 4, 8, 16);
   const std::int64_t n = e;  // nb = 2e, n = nb - e = e
   c.num_buckets = c.bidirectional ? 4 * e : 2 * e;
-  const std::int64_t j = *rc::gen::inRange<std::int64_t>(1, 5);  // M/e = 2^(n*j/n)... choose M = e * 2^j
+  const std::int64_t j =
+      *rc::gen::inRange<std::int64_t>(1, 5);  // M/e = 2^(n*j/n)... choose M = e * 2^j
   c.max_distance = e << j;
   const std::int64_t k = *rc::gen::inRange<std::int64_t>(0, n);
   RC_PRE((k * j) % n == 0);
@@ -144,12 +154,14 @@ RC_GTEST_PROP(T5, InvalidArgumentsThrow, ()) {
   const int which = *rc::gen::inRange(0, 4);
   std::int64_t q = 0, k = 0;
   if (which == 0) c.num_buckets = *rc::gen::element<std::int64_t>(-1, 0, 1, 1025);
-  if (which == 1) c.max_distance = *rc::gen::element<std::int64_t>(-5, 0, (std::int64_t{1} << 31) + 1);
+  if (which == 1)
+    c.max_distance = *rc::gen::element<std::int64_t>(-5, 0, (std::int64_t{1} << 31) + 1);
   if (which == 2) c.n_heads = *rc::gen::element<std::int64_t>(0, -3);
   if (which == 3) q = *rc::gen::element<std::int64_t>(-1, reference::kT5MaxPosition);
   const std::vector<float> table(static_cast<std::size_t>(std::max<std::int64_t>(c.num_buckets, 1) *
                                                           std::max<std::int64_t>(c.n_heads, 1)));
-  RC_ASSERT_THROWS_AS(reference::t5_bias<float>(c, std::span<const float>(table), 0, q, k), InvalidArgument);
+  RC_ASSERT_THROWS_AS(reference::t5_bias<float>(c, std::span<const float>(table), 0, q, k),
+                      InvalidArgument);
 }
 
 }  // namespace

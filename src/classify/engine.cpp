@@ -13,7 +13,8 @@ namespace pecheck::classify {
 namespace {
 
 std::uint64_t case_seed(std::uint64_t seed, std::uint64_t property, std::int64_t i) {
-  Rng r(seed ^ (property * 0xD1B54A32D192ED03ull) ^ (static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull));
+  Rng r(seed ^ (property * 0xD1B54A32D192ED03ull) ^
+        (static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull));
   r.next();
   return r.next();
 }
@@ -38,12 +39,19 @@ int shrink(std::vector<std::int64_t>& v, const std::vector<bool>& nonzero,
     progress = false;
     // joint move: subtract k from every position component
     std::int64_t lowest = std::numeric_limits<std::int64_t>::max();
-    for (std::size_t i = 0; i < v.size(); ++i) if (is_position[i]) lowest = std::min(lowest, v[i]);
+    for (std::size_t i = 0; i < v.size(); ++i)
+      if (is_position[i]) lowest = std::min(lowest, v[i]);
     if (lowest != std::numeric_limits<std::int64_t>::max() && lowest > 0) {
       for (std::int64_t k : shrink_toward(lowest, 0)) {
         auto cand = v;
-        for (std::size_t i = 0; i < v.size(); ++i) if (is_position[i]) cand[i] -= lowest - k;
-        if (valid(cand) && fails(cand)) { v = cand; ++steps; progress = true; break; }
+        for (std::size_t i = 0; i < v.size(); ++i)
+          if (is_position[i]) cand[i] -= lowest - k;
+        if (valid(cand) && fails(cand)) {
+          v = cand;
+          ++steps;
+          progress = true;
+          break;
+        }
       }
       if (progress) continue;
     }
@@ -52,7 +60,12 @@ int shrink(std::vector<std::int64_t>& v, const std::vector<bool>& nonzero,
         if (nonzero[i] && c == 0) continue;
         auto cand = v;
         cand[i] = c;
-        if (valid(cand) && fails(cand)) { v = cand; ++steps; progress = true; break; }
+        if (valid(cand) && fails(cand)) {
+          v = cand;
+          ++steps;
+          progress = true;
+          break;
+        }
       }
     }
   }
@@ -105,10 +118,14 @@ PropertyRun run_shift_property(const Subject& s, const EngineOptions& o) {
       v[1] += v[2];
       v[2] = -v[2];
     }
-    w.m1 = v[0]; w.n1 = v[1]; w.m2 = v[0] + v[2]; w.n2 = v[1] + v[2];
+    w.m1 = v[0];
+    w.n1 = v[1];
+    w.m2 = v[0] + v[2];
+    w.n2 = v[1] + v[2];
     const Score a = inst.score(w.m1, w.n1), b = inst.score(w.m2, w.n2);
     scores_agree(a, b, &w.tolerance);
-    w.s1 = a.value; w.s2 = b.value;
+    w.s1 = a.value;
+    w.s2 = b.value;
     run.witness = w;
     return run;
   }
@@ -139,10 +156,14 @@ PropertyRun run_swap_property(const Subject& s, const EngineOptions& o) {
     w.instance_seed = iseed;
     w.config = inst.config;
     w.shrink_steps = shrink(v, {false, false}, {true, true}, valid, fails);
-    w.m1 = v[0]; w.n1 = v[1]; w.m2 = v[1]; w.n2 = v[0];
+    w.m1 = v[0];
+    w.n1 = v[1];
+    w.m2 = v[1];
+    w.n2 = v[0];
     const Score a = inst.score(w.m1, w.n1), b = inst.score(w.m2, w.n2);
     scores_agree(a, b, &w.tolerance);
-    w.s1 = a.value; w.s2 = b.value;
+    w.s1 = a.value;
+    w.s2 = b.value;
     run.witness = w;
     return run;
   }
@@ -154,7 +175,8 @@ PropertyRun run_softmax_row_property(const Subject& s, const EngineOptions& o) {
   const int K = std::max(2, o.softmax_keys);
   // v = [m, c, n_1..n_K]; keys lie at or before the query so no key is masked.
   auto valid = [&](const std::vector<std::int64_t>& v) {
-    if (v[1] == 0 || !in_range(v[0], s.max_position) || !in_range(v[0] + v[1], s.max_position)) return false;
+    if (v[1] == 0 || !in_range(v[0], s.max_position) || !in_range(v[0] + v[1], s.max_position))
+      return false;
     for (int j = 0; j < K; ++j) {
       const std::int64_t n = v[2 + j];
       if (n < 0 || n > v[0] || !in_range(n + v[1], s.max_position)) return false;
@@ -223,7 +245,10 @@ PropertyRun run_softmax_row_property(const Subject& s, const EngineOptions& o) {
     w.shrink_steps = shrink(v, nonzero, is_pos, valid, fails);
     std::int64_t j = 0;
     excess(inst, v, &j, &w.s1, &w.s2, &w.tolerance);
-    w.m1 = v[0]; w.n1 = v[2 + j]; w.m2 = v[0] + v[1]; w.n2 = v[2 + j] + v[1];
+    w.m1 = v[0];
+    w.n1 = v[2 + j];
+    w.m2 = v[0] + v[1];
+    w.n2 = v[2 + j] + v[1];
     run.witness = w;
     return run;
   }

@@ -62,7 +62,7 @@ struct Classification {
   std::string name, family, applied_at;
   std::string depends_on;  // positions | offset | abs-offset
   bool softmax_row_invariant = false;
-  std::int64_t cases = 0;  // total cases over all properties run
+  std::int64_t cases = 0;          // total cases over all properties run
   std::optional<Witness> witness;  // the shift-invariance witness (null when invariant)
   std::vector<PropertyRun> evidence;
 };

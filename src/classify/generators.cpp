@@ -34,9 +34,9 @@ std::int64_t gen_position(Rng& r, std::int64_t max_exclusive) {
 }
 
 std::int64_t gen_shift(Rng& r, std::int64_t m, std::int64_t n, std::int64_t max_exclusive) {
-  const std::int64_t lo = -std::min(m, n);                        // m + c >= 0
-  const std::int64_t hi = max_exclusive - 1 - std::max(m, n);     // m + c < max
-  if (lo == 0 && hi == 0) return 0;                               // no room (single position)
+  const std::int64_t lo = -std::min(m, n);                     // m + c >= 0
+  const std::int64_t hi = max_exclusive - 1 - std::max(m, n);  // m + c < max
+  if (lo == 0 && hi == 0) return 0;                            // no room (single position)
   std::int64_t c = 0;
   for (int tries = 0; tries < 8 && c == 0; ++tries) {
     if (r.coin(3)) {
@@ -46,7 +46,8 @@ std::int64_t gen_shift(Rng& r, std::int64_t m, std::int64_t n, std::int64_t max_
       const bool up = hi > 0 && (lo == 0 || r.coin(2));
       const std::int64_t room = up ? hi : -lo;
       const double e = r.uniform(0.0, std::log2(static_cast<double>(room) + 1.0));
-      const std::int64_t mag = std::clamp<std::int64_t>(static_cast<std::int64_t>(std::exp2(e)), 1, room);
+      const std::int64_t mag =
+          std::clamp<std::int64_t>(static_cast<std::int64_t>(std::exp2(e)), 1, room);
       c = up ? mag : -mag;
     }
   }
@@ -57,10 +58,14 @@ std::int64_t gen_shift(Rng& r, std::int64_t m, std::int64_t n, std::int64_t max_
 std::int64_t gen_heads(Rng& r) {
   static constexpr std::int64_t kOdd[] = {3, 5, 6, 7, 12, 20, 24, 25, 40, 48, 71, 96, 112};
   switch (r.range(0, 3)) {
-    case 0: return kOdd[r.range(0, std::size(kOdd) - 1)];
-    case 1: return std::int64_t{1} << r.range(0, 7);
-    case 2: return r.range(1, 64);
-    default: return r.range(65, 1024);
+    case 0:
+      return kOdd[r.range(0, std::size(kOdd) - 1)];
+    case 1:
+      return std::int64_t{1} << r.range(0, 7);
+    case 2:
+      return r.range(1, 64);
+    default:
+      return r.range(65, 1024);
   }
 }
 
@@ -72,15 +77,18 @@ double gen_real(Rng& r) {
       const double tiny = std::ldexp(r.uniform(-1.0, 1.0), -static_cast<int>(r.range(0, 50)));
       return k * half_pi + tiny;
     }
-    case 1: return r.coin(2) ? 0.0 : -0.0;
+    case 1:
+      return r.coin(2) ? 0.0 : -0.0;
     case 2:  // large or small exponents (finite, so products stay finite for unit partners)
       return std::ldexp(r.uniform(-1.0, 1.0), static_cast<int>(r.range(-60, 60)));
-    default: return r.uniform(-4.0, 4.0);
+    default:
+      return r.uniform(-4.0, 4.0);
   }
 }
 
 RotaryDims gen_rotary_dims(Rng& r, bool partial) {
-  static constexpr std::int64_t kDims[] = {2, 4, 6, 8, 10, 16, 24, 32, 40, 64, 80, 96, 128, 160, 256};
+  static constexpr std::int64_t kDims[] = {2,  4,  6,  8,  10,  16,  24, 32,
+                                           40, 64, 80, 96, 128, 160, 256};
   std::int64_t hd = kDims[r.range(0, std::size(kDims) - 1)];
   if (r.coin(4)) hd += 1;  // odd head_dim: only partial rotary can be valid in full
   std::int64_t rd = hd - (hd % 2);
@@ -88,9 +96,15 @@ RotaryDims gen_rotary_dims(Rng& r, bool partial) {
     if (hd < 4) hd = 4;
     // rotary fraction 1/4, 1/2 or arbitrary even < head_dim
     switch (r.range(0, 2)) {
-      case 0: rd = std::max<std::int64_t>(2, (hd / 4) & ~std::int64_t{1}); break;
-      case 1: rd = std::max<std::int64_t>(2, (hd / 2) & ~std::int64_t{1}); break;
-      default: rd = 2 * r.range(1, std::max<std::int64_t>(1, (hd - 1) / 2)); break;
+      case 0:
+        rd = std::max<std::int64_t>(2, (hd / 4) & ~std::int64_t{1});
+        break;
+      case 1:
+        rd = std::max<std::int64_t>(2, (hd / 2) & ~std::int64_t{1});
+        break;
+      default:
+        rd = 2 * r.range(1, std::max<std::int64_t>(1, (hd - 1) / 2));
+        break;
     }
     if (rd >= hd) rd = hd - 2;
     if (rd < 2) rd = 2;
@@ -98,8 +112,8 @@ RotaryDims gen_rotary_dims(Rng& r, bool partial) {
   return {hd, rd};
 }
 
-reference::RopeConfig gen_rope_config(Rng& r, reference::RopeScaling kind, reference::RopeLayout layout,
-                                      bool partial) {
+reference::RopeConfig gen_rope_config(Rng& r, reference::RopeScaling kind,
+                                      reference::RopeLayout layout, bool partial) {
   using reference::RopeScaling;
   reference::RopeConfig c;
   const RotaryDims dims = gen_rotary_dims(r, partial);
@@ -115,7 +129,9 @@ reference::RopeConfig gen_rope_config(Rng& r, reference::RopeScaling kind, refer
   c.position_scale = r.coin(3) ? r.uniform(0.125, 4.0) : 1.0;
   auto& s = c.scaling;
   s.kind = kind;
-  s.factor = kind == RopeScaling::None ? 1.0 : (r.coin(2) ? static_cast<double>(r.range(2, 16)) : r.uniform(1.0, 32.0));
+  s.factor = kind == RopeScaling::None
+                 ? 1.0
+                 : (r.coin(2) ? static_cast<double>(r.range(2, 16)) : r.uniform(1.0, 32.0));
   s.original_max_positions = std::int64_t{1} << r.range(9, 17);
   s.beta_fast = r.coin(2) ? 32.0 : r.uniform(8.0, 64.0);
   s.beta_slow = r.coin(2) ? 1.0 : r.uniform(0.25, 4.0);
@@ -144,11 +160,21 @@ std::int64_t gen_t5_offset(Rng& r, const reference::T5Config& c) {
   const std::int64_t M = c.max_distance;
   std::int64_t d = 0;
   switch (r.range(0, 4)) {
-    case 0: d = r.range(0, 16); break;
-    case 1: d = r.range(0, M); break;
-    case 2: d = M + r.range(-2, 2); break;
-    case 3: d = M + r.range(0, 100 * M); break;
-    default: d = r.range(M, (std::int64_t{1} << 31) - 1); break;
+    case 0:
+      d = r.range(0, 16);
+      break;
+    case 1:
+      d = r.range(0, M);
+      break;
+    case 2:
+      d = M + r.range(-2, 2);
+      break;
+    case 3:
+      d = M + r.range(0, 100 * M);
+      break;
+    default:
+      d = r.range(M, (std::int64_t{1} << 31) - 1);
+      break;
   }
   d = std::clamp<std::int64_t>(d, 0, (std::int64_t{1} << 31) - 1);
   return r.coin(2) ? d : -d;

@@ -30,7 +30,8 @@ class Rng {
   // Uniform in [lo, hi] (inclusive), lo <= hi.
   std::int64_t range(std::int64_t lo, std::int64_t hi) {
     const auto span = static_cast<std::uint64_t>(hi - lo) + 1;
-    return span == 0 ? static_cast<std::int64_t>(next()) : lo + static_cast<std::int64_t>(next() % span);
+    return span == 0 ? static_cast<std::int64_t>(next())
+                     : lo + static_cast<std::int64_t>(next() % span);
   }
   // Uniform in [0, 1).
   double unit() { return static_cast<double>(next() >> 11) * 0x1.0p-53; }
@@ -65,8 +66,8 @@ RotaryDims gen_rotary_dims(Rng& r, bool partial);
 
 // A complete valid RoPE config for one scaling kind and layout (parameters drawn around the
 // values production models use).
-reference::RopeConfig gen_rope_config(Rng& r, reference::RopeScaling kind, reference::RopeLayout layout,
-                                      bool partial);
+reference::RopeConfig gen_rope_config(Rng& r, reference::RopeScaling kind,
+                                      reference::RopeLayout layout, bool partial);
 
 // A valid T5 config (num_buckets 4..128, max_distance above max_exact up to 4096).
 reference::T5Config gen_t5_config(Rng& r, bool bidirectional);

@@ -1,8 +1,8 @@
 #include "classify/report.hpp"
 
-#include <cmath>
-
 #include <fmt/format.h>
+
+#include <cmath>
 
 namespace pecheck::classify {
 
@@ -34,9 +34,10 @@ nlohmann::json to_json(const std::vector<Classification>& cs, std::uint64_t seed
   for (const auto& c : cs) {
     nlohmann::json ev = nlohmann::json::array();
     for (const auto& p : c.evidence) {
-      ev.push_back({{"property", p.property},
-                    {"cases", p.cases},
-                    {"counterexample", p.witness ? witness_json(*p.witness) : nlohmann::json(nullptr)}});
+      ev.push_back(
+          {{"property", p.property},
+           {"cases", p.cases},
+           {"counterexample", p.witness ? witness_json(*p.witness) : nlohmann::json(nullptr)}});
     }
     arr.push_back({{"name", c.name},
                    {"family", c.family},
@@ -51,24 +52,29 @@ nlohmann::json to_json(const std::vector<Classification>& cs, std::uint64_t seed
 }
 
 std::string to_table(const std::vector<Classification>& cs, std::uint64_t seed) {
-  std::string out = fmt::format("{:<22} {:<11} {:<12} {:<10} {:<8} {:>6}  {}\n", "encoding", "family",
-                                "applied_at", "depends_on", "softmax", "cases", "evidence / witness");
+  std::string out =
+      fmt::format("{:<22} {:<11} {:<12} {:<10} {:<8} {:>6}  {}\n", "encoding", "family",
+                  "applied_at", "depends_on", "softmax", "cases", "evidence / witness");
   for (const auto& c : cs) {
     std::string ev;
     for (const auto& p : c.evidence) {
       if (!ev.empty()) ev += ", ";
       ev += fmt::format("{} {}", p.property, p.witness ? "FAILS" : "holds");
     }
-    out += fmt::format("{:<22} {:<11} {:<12} {:<10} {:<8} {:>6}  {}\n", c.name, c.family, c.applied_at,
-                       c.depends_on, c.softmax_row_invariant ? "yes" : "no", c.cases, ev);
+    out +=
+        fmt::format("{:<22} {:<11} {:<12} {:<10} {:<8} {:>6}  {}\n", c.name, c.family, c.applied_at,
+                    c.depends_on, c.softmax_row_invariant ? "yes" : "no", c.cases, ev);
     if (c.witness) {
       const Witness& w = *c.witness;
-      out += fmt::format("{:<22}   witness: s({},{}) = {:.17g} but s({},{}) = {:.17g} (offset {}, shift {}; {})\n",
-                         "", w.m1, w.n1, w.s1, w.m2, w.n2, w.s2, w.n1 - w.m1, w.m2 - w.m1, w.config);
+      out += fmt::format(
+          "{:<22}   witness: s({},{}) = {:.17g} but s({},{}) = {:.17g} (offset {}, shift {}; {})\n",
+          "", w.m1, w.n1, w.s1, w.m2, w.n2, w.s2, w.n1 - w.m1, w.m2 - w.m1, w.config);
     }
   }
-  out += fmt::format("seed {}: 'holds' = no counterexample in the cases run (evidence, not proof); "
-                     "witnesses are shrunk.\n", seed);
+  out += fmt::format(
+      "seed {}: 'holds' = no counterexample in the cases run (evidence, not proof); "
+      "witnesses are shrunk.\n",
+      seed);
   return out;
 }
 

@@ -1,10 +1,10 @@
 // The built-in subjects of `pecheck classify`: every encoding and variant of spec/ as a score
 // function of a random model instance, built on the reference score model in double.
+#include <fmt/format.h>
+
 #include <cmath>
 #include <memory>
 #include <string>
-
-#include <fmt/format.h>
 
 #include "classify/engine.hpp"
 #include "classify/generators.hpp"
@@ -42,8 +42,8 @@ Model make_model(Rng& r, std::int64_t d_model, std::int64_t head_dim) {
 }
 
 // MODEL-TOL-1's magnitude for one score: sigma * a^2 * (Phi + D + 2) * |Wq| |xq~| |Wk| |xk~| + |b|.
-double magnitude(const Model& md, const Vec<double>& xq, const Vec<double>& xk, double a, double phi,
-                 double bias) {
+double magnitude(const Model& md, const Vec<double>& xq, const Vec<double>& xk, double a,
+                 double phi, double bias) {
   const double D = static_cast<double>(md.proj.w_q.rows() + md.proj.w_q.cols());
   return std::fabs(md.proj.scale) * a * a * (phi + D + 2.0) * md.proj.w_q.norm() * xq.norm() *
              md.proj.w_k.norm() * xk.norm() +
@@ -63,7 +63,8 @@ Subject sinusoidal_subject(reference::SinusoidalLayout layout) {
     c.base = r.coin(2) ? 10000.0 : r.uniform(2.0, 1.0e5);
     auto md = std::make_shared<Model>(make_model(r, c.d_model, r.range(2, 16)));
     Instance in;
-    in.config = fmt::format("d_model={} base={} head_dim={}", c.d_model, c.base, md->proj.w_q.cols());
+    in.config =
+        fmt::format("d_model={} base={} head_dim={}", c.d_model, c.base, md->proj.w_q.cols());
     in.score = [c, md](std::int64_t m, std::int64_t n) {
       const double v = reference::score_sinusoidal<double>(c, md->proj, md->xq, md->xk, m, n);
       const Vec<double> pm = reference::detail::to_vec(reference::sinusoidal_encode<double>(c, m));
@@ -87,7 +88,8 @@ Subject learned_subject() {
     reference::LearnedConfig c;
     c.max_positions = 2048;
     c.d_model = r.range(1, 12);
-    auto table = std::make_shared<std::vector<double>>(static_cast<std::size_t>(c.max_positions * c.d_model));
+    auto table = std::make_shared<std::vector<double>>(
+        static_cast<std::size_t>(c.max_positions * c.d_model));
     for (auto& t : *table) t = r.uniform(-1.0, 1.0);
     auto md = std::make_shared<Model>(make_model(r, c.d_model, r.range(2, 16)));
     Instance in;
@@ -113,7 +115,8 @@ Subject t5_subject(bool bidirectional) {
   s.instance = [bidirectional](std::uint64_t seed) {
     Rng r(seed);
     const reference::T5Config c = gen_t5_config(r, bidirectional);
-    auto table = std::make_shared<std::vector<double>>(static_cast<std::size_t>(c.num_buckets * c.n_heads));
+    auto table =
+        std::make_shared<std::vector<double>>(static_cast<std::size_t>(c.num_buckets * c.n_heads));
     for (auto& t : *table) t = r.uniform(-4.0, 4.0);
     const std::int64_t h = r.range(0, c.n_heads - 1);
     auto md = std::make_shared<Model>(make_model(r, r.range(2, 12), r.range(2, 16)));
@@ -166,11 +169,11 @@ Subject rope_subject(std::string name, reference::RopeScaling kind, reference::R
     auto md = std::make_shared<Model>(make_model(r, r.range(2, 16), c.head_dim));
     const double a = reference::rope_attention_factor<double>(c);
     Instance in;
-    in.config = fmt::format("head_dim={} rotary_dim={} layout={} base={} position_scale={} scaling={} factor={} "
-                            "original_max={}",
-                            c.head_dim, c.rotary_dim, reference::to_string(c.layout), c.base,
-                            c.position_scale, reference::to_string(kind), c.scaling.factor,
-                            c.scaling.original_max_positions);
+    in.config = fmt::format(
+        "head_dim={} rotary_dim={} layout={} base={} position_scale={} scaling={} factor={} "
+        "original_max={}",
+        c.head_dim, c.rotary_dim, reference::to_string(c.layout), c.base, c.position_scale,
+        reference::to_string(kind), c.scaling.factor, c.scaling.original_max_positions);
     in.score = [c, md, a](std::int64_t m, std::int64_t n) {
       const double v = reference::score_rope<double>(c, md->proj, md->xq, md->xk, m, n);
       const auto f = reference::rope_inv_freq<double>(c, std::max(m, n) + 1);
@@ -202,7 +205,8 @@ std::vector<Subject> builtin_subjects() {
   v.push_back(rope_subject("rope-gptj-partial", RopeScaling::None, RopeLayout::Gptj, true));
   v.push_back(rope_subject("rope-neox-linear", RopeScaling::Linear, RopeLayout::Neox, false));
   v.push_back(rope_subject("rope-neox-ntk", RopeScaling::Ntk, RopeLayout::Neox, false));
-  v.push_back(rope_subject("rope-neox-dynamic-ntk", RopeScaling::DynamicNtk, RopeLayout::Neox, false));
+  v.push_back(
+      rope_subject("rope-neox-dynamic-ntk", RopeScaling::DynamicNtk, RopeLayout::Neox, false));
   v.push_back(rope_subject("rope-neox-yarn", RopeScaling::Yarn, RopeLayout::Neox, false));
   v.push_back(rope_subject("rope-neox-llama3", RopeScaling::Llama3, RopeLayout::Neox, false));
   v.push_back(alibi_subject(AlibiMode::Symmetric));

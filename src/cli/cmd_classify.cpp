@@ -25,8 +25,10 @@ void register_classify(CLI::App& app, Runner& run) {
       ->capture_default_str();
   sub->add_option("--seed", *seed, "Seed of the property runs (same seed, same output)")
       ->capture_default_str();
-  sub->add_option("--only", *only, "Classify only the encoding with this name (e.g. rope-neox-yarn)");
-  sub->add_option("--cases", *cases, "Shift-invariance cases per encoding (swap and softmax get half)")
+  sub->add_option("--only", *only,
+                  "Classify only the encoding with this name (e.g. rope-neox-yarn)");
+  sub->add_option("--cases", *cases,
+                  "Shift-invariance cases per encoding (swap and softmax get half)")
       ->check(CLI::Range(std::int64_t{1}, std::int64_t{1000000}))
       ->capture_default_str();
   sub->callback([&run, format, seed, only, cases] {

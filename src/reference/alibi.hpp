@@ -50,7 +50,8 @@ template <class T>
 std::vector<T> alibi_slopes(std::int64_t n_heads) {
   validate_alibi_heads(n_heads);
   std::vector<T> s(static_cast<std::size_t>(n_heads));
-  for (std::int64_t h = 0; h < n_heads; ++h) s[static_cast<std::size_t>(h)] = alibi_slope<T>(n_heads, h);
+  for (std::int64_t h = 0; h < n_heads; ++h)
+    s[static_cast<std::size_t>(h)] = alibi_slope<T>(n_heads, h);
   return s;
 }
 

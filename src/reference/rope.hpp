@@ -30,24 +30,24 @@ const char* to_string(RopeScaling s);
 // Parameters of the scalings. Only the fields of the selected kind are read.
 struct RopeScalingParams {
   RopeScaling kind = RopeScaling::None;
-  double factor = 1.0;                       // linear, ntk, dynamic-ntk, yarn, llama3 (>= 1)
-  std::int64_t original_max_positions = 0;   // dynamic-ntk, yarn, llama3 (> 0)
-  double beta_fast = 32.0;                   // yarn: rotations at the fast end of the ramp
-  double beta_slow = 1.0;                    // yarn: rotations at the slow end of the ramp
-  bool yarn_truncate = true;                 // yarn: floor/ceil the correction range
-  double yarn_mscale = 1.0;                  // yarn: mscale (DeepSeek-style), see ROPE-SCALE-YARN-2
-  double yarn_mscale_all_dim = 0.0;          // yarn: 0 = not given
-  double attention_factor = 0.0;             // yarn: 0 = derive from factor (ROPE-SCALE-YARN-2)
-  double low_freq_factor = 1.0;              // llama3
-  double high_freq_factor = 4.0;             // llama3
+  double factor = 1.0;                      // linear, ntk, dynamic-ntk, yarn, llama3 (>= 1)
+  std::int64_t original_max_positions = 0;  // dynamic-ntk, yarn, llama3 (> 0)
+  double beta_fast = 32.0;                  // yarn: rotations at the fast end of the ramp
+  double beta_slow = 1.0;                   // yarn: rotations at the slow end of the ramp
+  bool yarn_truncate = true;                // yarn: floor/ceil the correction range
+  double yarn_mscale = 1.0;                 // yarn: mscale (DeepSeek-style), see ROPE-SCALE-YARN-2
+  double yarn_mscale_all_dim = 0.0;         // yarn: 0 = not given
+  double attention_factor = 0.0;            // yarn: 0 = derive from factor (ROPE-SCALE-YARN-2)
+  double low_freq_factor = 1.0;             // llama3
+  double high_freq_factor = 4.0;            // llama3
 };
 
 struct RopeConfig {
   std::int64_t head_dim = 128;
   std::int64_t rotary_dim = 128;  // even, 2 <= rotary_dim <= head_dim (ROPE-ARG-2)
   RopeLayout layout = RopeLayout::Neox;
-  double base = 10000.0;          // > 1 (ROPE-ARG-3)
-  double position_scale = 1.0;    // > 0, finite (ROPE-ARG-4)
+  double base = 10000.0;        // > 1 (ROPE-ARG-3)
+  double position_scale = 1.0;  // > 0, finite (ROPE-ARG-4)
   RopeScalingParams scaling{};
 };
 
@@ -108,8 +108,7 @@ T rope_effective_base(const RopeConfig& c, std::int64_t seq_len = 0) {
   const T base = T(c.base);
   const T d = T(c.rotary_dim);
   const auto& s = c.scaling;
-  if (c.rotary_dim == 2 &&
-      (s.kind == RopeScaling::Ntk || s.kind == RopeScaling::DynamicNtk)) {
+  if (c.rotary_dim == 2 && (s.kind == RopeScaling::Ntk || s.kind == RopeScaling::DynamicNtk)) {
     // d/(d-2) is undefined for d == 2; validate() rejects it, this guards direct calls.
     throw InvalidArgument("ROPE-ARG-6", "NTK scaling needs rotary_dim >= 4");
   }
@@ -129,8 +128,8 @@ T rope_effective_base(const RopeConfig& c, std::int64_t seq_len = 0) {
 template <class T>
 std::vector<T> rope_inv_freq(const RopeConfig& c, std::int64_t seq_len = 0) {
   validate(c);
-  using std::floor;
   using std::ceil;
+  using std::floor;
   using std::log;
   const std::int64_t half = c.rotary_dim / 2;
   const T d = T(c.rotary_dim);

@@ -30,8 +30,8 @@ using Mat = Eigen::Matrix<T, Eigen::Dynamic, Eigen::Dynamic>;
 // One attention head's projections: q = w_q^T x, k = w_k^T x, x in R^d_model, q, k in R^head_dim.
 template <class T>
 struct Projection {
-  Mat<T> w_q;  // [d_model][head_dim]
-  Mat<T> w_k;  // [d_model][head_dim]
+  Mat<T> w_q;      // [d_model][head_dim]
+  Mat<T> w_k;      // [d_model][head_dim]
   T scale = T(1);  // the logit scale (1/sqrt(head_dim) in most models)
 };
 
@@ -66,7 +66,8 @@ template <class T>
 T score_sinusoidal(const SinusoidalConfig& c, const Projection<T>& p, const Vec<T>& xq,
                    const Vec<T>& xk, std::int64_t m, std::int64_t n) {
   detail::check_shapes(p, xq, xk);
-  if (c.d_model != xq.size()) throw InvalidArgument("SIN-ARG-1", "d_model differs from embedding size");
+  if (c.d_model != xq.size())
+    throw InvalidArgument("SIN-ARG-1", "d_model differs from embedding size");
   const Vec<T> pm = detail::to_vec(sinusoidal_encode<T>(c, m));
   const Vec<T> pn = detail::to_vec(sinusoidal_encode<T>(c, n));
   return detail::logit(p, Vec<T>(xq + pm), Vec<T>(xk + pn));
@@ -77,7 +78,8 @@ template <class T>
 T score_learned(const LearnedConfig& c, std::span<const T> table, const Projection<T>& p,
                 const Vec<T>& xq, const Vec<T>& xk, std::int64_t m, std::int64_t n) {
   detail::check_shapes(p, xq, xk);
-  if (c.d_model != xq.size()) throw InvalidArgument("LEARNED-ARG-1", "d_model differs from embedding size");
+  if (c.d_model != xq.size())
+    throw InvalidArgument("LEARNED-ARG-1", "d_model differs from embedding size");
   const Vec<T> pm = detail::to_vec(learned_encode<T>(c, table, m));
   const Vec<T> pn = detail::to_vec(learned_encode<T>(c, table, n));
   return detail::logit(p, Vec<T>(xq + pm), Vec<T>(xk + pn));
@@ -89,7 +91,8 @@ template <class T>
 T score_rope(const RopeConfig& c, const Projection<T>& p, const Vec<T>& xq, const Vec<T>& xk,
              std::int64_t m, std::int64_t n) {
   detail::check_shapes(p, xq, xk);
-  if (c.head_dim != p.w_q.cols()) throw InvalidArgument("ROPE-ARG-1", "head_dim differs from projection");
+  if (c.head_dim != p.w_q.cols())
+    throw InvalidArgument("ROPE-ARG-1", "head_dim differs from projection");
   const std::int64_t seq_len = (m > n ? m : n) + 1;
   const auto f = rope_inv_freq<T>(c, seq_len);
   Vec<T> q = p.w_q.transpose() * xq;

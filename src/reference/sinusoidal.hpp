@@ -42,9 +42,8 @@ std::vector<T> sinusoidal_freq(const SinusoidalConfig& c) {
   const std::int64_t half = c.d_model / 2;
   std::vector<T> w(static_cast<std::size_t>(half));
   for (std::int64_t i = 0; i < half; ++i) {
-    const T e = c.layout == SinusoidalLayout::Interleaved
-                    ? T(2 * i) / T(c.d_model)
-                    : T(i) / T(half - 1 > 1 ? half - 1 : 1);
+    const T e = c.layout == SinusoidalLayout::Interleaved ? T(2 * i) / T(c.d_model)
+                                                          : T(i) / T(half - 1 > 1 ? half - 1 : 1);
     w[static_cast<std::size_t>(i)] = pow(T(c.base), -e);
   }
   return w;

@@ -61,7 +61,10 @@ std::int64_t log_part(std::int64_t d, std::int64_t e, std::int64_t M, std::int64
   std::int64_t lo = 0, hi = n;  // the predicate holds at k = 0 (d >= e)
   while (lo < hi) {
     const std::int64_t mid = lo + (hi - lo + 1) / 2;
-    if (compare_log(d, e, M, n, mid) >= 0) lo = mid; else hi = mid - 1;
+    if (compare_log(d, e, M, n, mid) >= 0)
+      lo = mid;
+    else
+      hi = mid - 1;
   }
   return lo;
 }
@@ -70,25 +73,29 @@ std::int64_t log_part(std::int64_t d, std::int64_t e, std::int64_t M, std::int64
 
 void validate(const T5Config& c) {
   if (c.num_buckets < 2 || c.num_buckets > kT5MaxBuckets) {
-    throw InvalidArgument("T5-ARG-1", "num_buckets must be in [2, 1024], got " + std::to_string(c.num_buckets));
+    throw InvalidArgument("T5-ARG-1",
+                          "num_buckets must be in [2, 1024], got " + std::to_string(c.num_buckets));
   }
   const std::int64_t nb = c.bidirectional ? c.num_buckets / 2 : c.num_buckets;
   if (nb / 2 < 1) {
-    throw InvalidArgument("T5-ARG-1", "num_buckets too small: max_exact = " + std::to_string(nb / 2) +
-                                          " (bidirectional needs num_buckets >= 4)");
+    throw InvalidArgument("T5-ARG-1",
+                          "num_buckets too small: max_exact = " + std::to_string(nb / 2) +
+                              " (bidirectional needs num_buckets >= 4)");
   }
   if (c.max_distance <= nb / 2 || c.max_distance > kT5MaxPosition) {
     throw InvalidArgument("T5-ARG-2", "max_distance must be in (max_exact, 2^31], got " +
                                           std::to_string(c.max_distance));
   }
   if (c.n_heads < 1 || c.n_heads > (std::int64_t{1} << 20)) {
-    throw InvalidArgument("T5-ARG-3", "n_heads must be in [1, 2^20], got " + std::to_string(c.n_heads));
+    throw InvalidArgument("T5-ARG-3",
+                          "n_heads must be in [1, 2^20], got " + std::to_string(c.n_heads));
   }
 }
 
 void validate_t5_position(std::int64_t position) {
   if (position < 0 || position >= kT5MaxPosition) {
-    throw InvalidArgument("T5-ARG-4", "position must be in [0, 2^31), got " + std::to_string(position));
+    throw InvalidArgument("T5-ARG-4",
+                          "position must be in [0, 2^31), got " + std::to_string(position));
   }
 }
 

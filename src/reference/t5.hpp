@@ -21,7 +21,7 @@ struct T5Config {
 };
 
 inline constexpr std::int64_t kT5MaxPosition = std::int64_t{1} << 31;  // T5-ARG-4
-inline constexpr std::int64_t kT5MaxBuckets = 1024;                     // T5-ARG-1
+inline constexpr std::int64_t kT5MaxBuckets = 1024;                    // T5-ARG-1
 
 // Throws pecheck::InvalidArgument naming the T5-ARG-* clause.
 void validate(const T5Config& c);
@@ -42,7 +42,8 @@ T5Fold t5_fold(const T5Config& c, std::int64_t relative);
 
 // Exact bucket of T5's _relative_position_bucket in real arithmetic (T5-BUCKET-3):
 //   dist <  exact: base + dist
-//   dist >= exact: base + min(exact + floor((nb - exact) * ln(dist/exact) / ln(max_distance/exact)),
+//   dist >= exact: base + min(exact + floor((nb - exact) * ln(dist/exact) /
+//   ln(max_distance/exact)),
 //                             nb - 1)
 // The floor of the logarithmic part is decided exactly with integers: with n = nb - exact,
 //   floor(n ln(d/e) / ln(M/e)) >= k  <=>  d^n * e^k >= M^k * e^n

@@ -7,9 +7,8 @@
 #include <cstdio>
 #include <map>
 #include <memory>
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 #include "classify/engine.hpp"
 #include "classify/generators.hpp"
@@ -26,14 +25,16 @@ using classify::Subject;
 const std::vector<Classification>& builtin_results() {
   static const std::vector<Classification> r = [] {
     std::vector<Classification> out;
-    for (const auto& s : classify::builtin_subjects()) out.push_back(classify::classify(s, EngineOptions{}));
+    for (const auto& s : classify::builtin_subjects())
+      out.push_back(classify::classify(s, EngineOptions{}));
     return out;
   }();
   return r;
 }
 
 const Classification& result(const std::string& name) {
-  for (const auto& c : builtin_results()) if (c.name == name) return c;
+  for (const auto& c : builtin_results())
+    if (c.name == name) return c;
   throw std::runtime_error("no encoding " + name);
 }
 
@@ -80,15 +81,16 @@ TEST(Classify, BuiltinEncodingsGetTheSpecsClasses) {
 // Clause: CLASSIFY-3 — witnesses are concrete (same offset, different scores beyond the
 // tolerance), shrunk, and reproducible from the seed.
 TEST(Classify, WitnessesAreConcreteShrunkAndReproducible) {
-  for (const char* name : {"sinusoidal", "learned", "rope-neox-dynamic-ntk", "alibi-bloom-key-only"}) {
+  for (const char* name :
+       {"sinusoidal", "learned", "rope-neox-dynamic-ntk", "alibi-bloom-key-only"}) {
     const Classification& c = result(name);
     ASSERT_TRUE(c.witness) << name;
     const auto& w = *c.witness;
     EXPECT_EQ(w.n1 - w.m1, w.n2 - w.m2) << name;
     EXPECT_GT(std::fabs(w.s1 - w.s2), w.tolerance) << name;
-    std::printf("%s witness: s(%lld,%lld)=%.17g s(%lld,%lld)=%.17g [%s]\n", name, static_cast<long long>(w.m1),
-                static_cast<long long>(w.n1), w.s1, static_cast<long long>(w.m2), static_cast<long long>(w.n2), w.s2,
-                w.config.c_str());
+    std::printf("%s witness: s(%lld,%lld)=%.17g s(%lld,%lld)=%.17g [%s]\n", name,
+                static_cast<long long>(w.m1), static_cast<long long>(w.n1), w.s1,
+                static_cast<long long>(w.m2), static_cast<long long>(w.n2), w.s2, w.config.c_str());
   }
   // absolute encodings shrink to the smallest positions: (0,0) against (1,1)
   EXPECT_EQ(result("sinusoidal").witness->m2 + result("sinusoidal").witness->n2, 2);
@@ -112,14 +114,17 @@ Subject two_lane_rope(const std::string& name, double (*angle_of)(std::int64_t))
   s.max_position = std::int64_t{1} << 20;
   s.instance = [angle_of](std::uint64_t seed) {
     classify::Rng r(seed);
-    const double q0 = r.uniform(-1, 1), q1 = r.uniform(-1, 1), k0 = r.uniform(-1, 1), k1 = r.uniform(-1, 1);
+    const double q0 = r.uniform(-1, 1), q1 = r.uniform(-1, 1), k0 = r.uniform(-1, 1),
+                 k1 = r.uniform(-1, 1);
     const double f = r.uniform(0.01, 1.0);
     classify::Instance in;
     in.config = "two-lane";
     in.score = [=](std::int64_t m, std::int64_t n) {
       const double am = angle_of(m) * f, an = angle_of(n) * f;
-      const double qa = q0 * std::cos(am) - q1 * std::sin(am), qb = q1 * std::cos(am) + q0 * std::sin(am);
-      const double ka = k0 * std::cos(an) - k1 * std::sin(an), kb = k1 * std::cos(an) + k0 * std::sin(an);
+      const double qa = q0 * std::cos(am) - q1 * std::sin(am),
+                   qb = q1 * std::cos(am) + q0 * std::sin(am);
+      const double ka = k0 * std::cos(an) - k1 * std::sin(an),
+                   kb = k1 * std::cos(an) + k0 * std::sin(an);
       const double phi = std::max(std::fabs(am), std::fabs(an));
       const double mag = (phi + 4.0) * std::hypot(q0, q1) * std::hypot(k0, k1);
       return classify::Score{qa * ka + qb * kb, mag};
@@ -132,10 +137,12 @@ Subject two_lane_rope(const std::string& name, double (*angle_of)(std::int64_t))
 // Clause: CLASSIFY-1, ROPE-REL-1 — inject a RoPE whose angle uses position^2: the verdict flips
 // from offset to positions, with a witness.
 TEST(Classify, BrokenRopeAngleChangesTheVerdict) {
-  const auto good = classify::classify(two_lane_rope("good", [](std::int64_t p) { return static_cast<double>(p); }),
-                                       EngineOptions{});
+  const auto good = classify::classify(
+      two_lane_rope("good", [](std::int64_t p) { return static_cast<double>(p); }),
+      EngineOptions{});
   const auto bad = classify::classify(
-      two_lane_rope("p-squared", [](std::int64_t p) { return static_cast<double>(p) * static_cast<double>(p); }),
+      two_lane_rope("p-squared",
+                    [](std::int64_t p) { return static_cast<double>(p) * static_cast<double>(p); }),
       EngineOptions{});
   EXPECT_EQ(good.depends_on, "offset");
   EXPECT_FALSE(good.witness);
@@ -171,14 +178,17 @@ Subject t5_with(std::int64_t (*rel_of)(std::int64_t, std::int64_t)) {
 
 // Clause: CLASSIFY-1, T5-REL-1 — a T5 bias of the absolute key position is caught.
 TEST(Classify, BrokenT5AbsolutePositionChangesTheVerdict) {
-  const auto good = classify::classify(t5_with([](std::int64_t m, std::int64_t n) { return n - m; }), EngineOptions{});
-  const auto bad = classify::classify(t5_with([](std::int64_t, std::int64_t n) { return n; }), EngineOptions{});
+  const auto good = classify::classify(
+      t5_with([](std::int64_t m, std::int64_t n) { return n - m; }), EngineOptions{});
+  const auto bad =
+      classify::classify(t5_with([](std::int64_t, std::int64_t n) { return n; }), EngineOptions{});
   EXPECT_EQ(good.depends_on, "offset");
   EXPECT_EQ(bad.depends_on, "positions");
   ASSERT_TRUE(bad.witness);
   // and a bias of |n - m| is classified abs-offset (the swap property holds)
-  const auto sym = classify::classify(t5_with([](std::int64_t m, std::int64_t n) -> std::int64_t { return n > m ? m - n : n - m; }),
-                                      EngineOptions{});
+  const auto sym = classify::classify(
+      t5_with([](std::int64_t m, std::int64_t n) -> std::int64_t { return n > m ? m - n : n - m; }),
+      EngineOptions{});
   EXPECT_EQ(sym.depends_on, "abs-offset");
 }
 
@@ -188,7 +198,8 @@ TEST(Classify, JsonShape) {
   ASSERT_TRUE(j.contains("encodings"));
   ASSERT_TRUE(j["encodings"].is_array());
   for (const auto& e : j["encodings"]) {
-    for (const char* k : {"name", "family", "applied_at", "depends_on", "softmax_row_invariant", "cases", "witness"}) {
+    for (const char* k : {"name", "family", "applied_at", "depends_on", "softmax_row_invariant",
+                          "cases", "witness"}) {
       EXPECT_TRUE(e.contains(k)) << k;
     }
     EXPECT_TRUE(e["softmax_row_invariant"].is_boolean());

@@ -54,7 +54,8 @@ TEST(InvalidArguments, RopeDimensionsBasePositions) {
   }
   const RopeConfig c = rope(4, 4);
   const std::vector<double> x(4, 1.0);
-  for (std::int64_t p : {std::int64_t{-1}, kRopeMaxPosition, std::numeric_limits<std::int64_t>::min()}) {
+  for (std::int64_t p :
+       {std::int64_t{-1}, kRopeMaxPosition, std::numeric_limits<std::int64_t>::min()}) {
     expect_clause([&] { rope_rotate<double>(c, p, std::span<const double>(x)); }, "ROPE-ARG-5");
   }
   const std::vector<double> short_x(3, 1.0);
@@ -106,7 +107,8 @@ TEST(InvalidArguments, Alibi) {
   expect_clause([] { alibi_slope<double>(8, 8); }, "ALIBI-ARG-1");
   expect_clause([] { alibi_slope<double>(8, -1); }, "ALIBI-ARG-1");
   expect_clause([] { alibi_bias<double>(AlibiMode::Causal, 0.5, -1, 0); }, "ALIBI-ARG-2");
-  expect_clause([] { alibi_bias<double>(AlibiMode::Causal, 0.5, 0, kAlibiMaxPosition); }, "ALIBI-ARG-2");
+  expect_clause([] { alibi_bias<double>(AlibiMode::Causal, 0.5, 0, kAlibiMaxPosition); },
+                "ALIBI-ARG-2");
   expect_clause([] { alibi_bias<double>(static_cast<AlibiMode>(9), 0.5, 0, 0); }, "ALIBI-ARG-3");
 }
 
@@ -150,9 +152,12 @@ TEST(InvalidArguments, Learned) {
   c.max_positions = 4;
   c.d_model = 2;
   const std::vector<float> table(8, 1.0f), wrong(7, 1.0f);
-  expect_clause([&] { learned_encode<float>(c, std::span<const float>(wrong), 0); }, "LEARNED-ARG-1");
-  expect_clause([&] { learned_encode<float>(c, std::span<const float>(table), 4); }, "LEARNED-ARG-2");
-  expect_clause([&] { learned_encode<float>(c, std::span<const float>(table), -1); }, "LEARNED-ARG-2");
+  expect_clause([&] { learned_encode<float>(c, std::span<const float>(wrong), 0); },
+                "LEARNED-ARG-1");
+  expect_clause([&] { learned_encode<float>(c, std::span<const float>(table), 4); },
+                "LEARNED-ARG-2");
+  expect_clause([&] { learned_encode<float>(c, std::span<const float>(table), -1); },
+                "LEARNED-ARG-2");
   c.d_model = 0;
   expect_clause([&] { validate(c); }, "LEARNED-ARG-1");
 }

@@ -1,11 +1,12 @@
 // The score model assembles s(m, n) as a real model does (spec/README.md, MODEL-SCORE-1..3):
 // each score equals the explicit composition of its parts, bit for bit (same operations).
+#include "reference/score_model.hpp"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "classify/generators.hpp"
-#include "reference/score_model.hpp"
 
 namespace {
 
@@ -48,8 +49,8 @@ TEST(ScoreModel, AbsoluteEncodingsEnterBeforeProjection) {
 TEST(ScoreModel, RopeRotatesProjectedQueryAndKey) {
   Rng r(12);
   for (int t = 0; t < 50; ++t) {
-    RopeConfig c = pecheck::classify::gen_rope_config(r, RopeScaling::None, r.coin(2) ? RopeLayout::Neox : RopeLayout::Gptj,
-                                                       r.coin(2));
+    RopeConfig c = pecheck::classify::gen_rope_config(
+        r, RopeScaling::None, r.coin(2) ? RopeLayout::Neox : RopeLayout::Gptj, r.coin(2));
     const Parts s = draw(r, r.range(1, 8), c.head_dim);
     const std::int64_t m = pecheck::classify::gen_position(r, kRopeMaxPosition);
     const std::int64_t n = pecheck::classify::gen_position(r, kRopeMaxPosition);
@@ -72,15 +73,19 @@ TEST(ScoreModel, BiasesAddToTheLogit) {
     const std::int64_t n = pecheck::classify::gen_position(r, kAlibiMaxPosition);
     const double slope = alibi_slope<double>(12, r.range(0, 11));
     for (AlibiMode mode : {AlibiMode::Symmetric, AlibiMode::Causal, AlibiMode::BloomKeyOnly}) {
-      EXPECT_EQ(score_alibi<double>(mode, slope, s.p, s.xq, s.xk, m, n), logit + alibi_bias<double>(mode, slope, m, n));
+      EXPECT_EQ(score_alibi<double>(mode, slope, s.p, s.xq, s.xk, m, n),
+                logit + alibi_bias<double>(mode, slope, m, n));
     }
-    if (n > m) EXPECT_EQ(score_alibi<double>(AlibiMode::Causal, slope, s.p, s.xq, s.xk, m, n), -INFINITY);
+    if (n > m) {
+      EXPECT_EQ(score_alibi<double>(AlibiMode::Causal, slope, s.p, s.xq, s.xk, m, n), -INFINITY);
+    }
     T5Config c;
     c.n_heads = 3;
     std::vector<double> table(static_cast<std::size_t>(c.num_buckets * c.n_heads));
     for (auto& v : table) v = r.uniform(-2, 2);
     const std::span<const double> tv(table);
-    EXPECT_EQ(score_t5<double>(c, tv, 2, s.p, s.xq, s.xk, m, n), logit + table[t5_bucket(c, n - m) * 3 + 2]);
+    EXPECT_EQ(score_t5<double>(c, tv, 2, s.p, s.xq, s.xk, m, n),
+              logit + table[t5_bucket(c, n - m) * 3 + 2]);
   }
 }
 

@@ -30,7 +30,8 @@ using namespace pecheck;
 // The vectors are printed with this many significant digits (vectors/README.md).
 constexpr int kVectorDigits = 40;
 
-const std::filesystem::path kVectors = std::filesystem::path(PECHECK_SOURCE_DIR) / ".." / "shared" / "vectors";
+const std::filesystem::path kVectors =
+    std::filesystem::path(PECHECK_SOURCE_DIR) / ".." / "shared" / "vectors";
 
 // Rows of a TSV file as maps column -> text; fails the calling test when the file is missing.
 std::vector<std::map<std::string, std::string>> read_tsv(const std::string& name) {
@@ -82,15 +83,18 @@ TEST(ReferenceVectors, AlibiSlopesOneToSixtyFourHeads) {
     const MP exact(r.at("slope"));
     ++seen[n];
     const double e = static_cast<double>(exact);
-    EXPECT_LE(std::fabs(reference::alibi_slope<double>(n, h) - e), bound<double>("alibi", "f64", e, 0))
+    EXPECT_LE(std::fabs(reference::alibi_slope<double>(n, h) - e),
+              bound<double>("alibi", "f64", e, 0))
         << n << " heads, head " << h;
     EXPECT_LE(std::fabs(static_cast<double>(reference::alibi_slope<float>(n, h)) - e),
               bound<float>("alibi", "f32", e, 0))
         << n << " heads, head " << h;
     using std::abs;
-    EXPECT_LE(abs(reference::alibi_slope<MP>(n, h) - exact), printed_half_unit(exact)) << n << " heads, head " << h;
+    EXPECT_LE(abs(reference::alibi_slope<MP>(n, h) - exact), printed_half_unit(exact))
+        << n << " heads, head " << h;
   }
-  for (std::int64_t n = 1; n <= 64; ++n) EXPECT_EQ(seen[n], n) << "vectors lack heads of n_heads=" << n;
+  for (std::int64_t n = 1; n <= 64; ++n)
+    EXPECT_EQ(seen[n], n) << "vectors lack heads of n_heads=" << n;
 }
 
 // Clause: T5-BUCKET-3, T5-BUCKET-4, T5-REL-1, T5-BUCKET-1, T5-BUCKET-2 — exact buckets equal the
@@ -109,8 +113,9 @@ TEST(ReferenceVectors, T5Buckets) {
                               " bidi=" + r.at("bidirectional") + " rel=" + r.at("relative");
     EXPECT_EQ(reference::t5_bucket(c, rel), want) << where;
     EXPECT_EQ(reference::t5_bucket_on_boundary(c, rel), amb) << where;
-    for (std::int64_t got : {reference::t5_bucket_in<float>(c, rel), reference::t5_bucket_in<double>(c, rel),
-                             reference::t5_bucket_in<MP>(c, rel)}) {
+    for (std::int64_t got :
+         {reference::t5_bucket_in<float>(c, rel), reference::t5_bucket_in<double>(c, rel),
+          reference::t5_bucket_in<MP>(c, rel)}) {
       if (amb) {
         EXPECT_TRUE(got == want || got == want - 1) << where << " got " << got;
       } else {
@@ -131,15 +136,19 @@ TEST(ReferenceVectors, SinusoidalValues) {
     const MP exact(r.at("value"));
     const double e = static_cast<double>(exact);
     // the budget's angle term: the exact angle pos * base^(-2i/d) of this lane's pair
-    const double angle = static_cast<double>(MP(p) * pow(MP(c.base), -MP(2 * (lane / 2)) / MP(c.d_model)));
-    const std::string where = "pos=" + r.at("position") + " d=" + r.at("d_model") + " lane=" + r.at("lane");
-    EXPECT_LE(std::fabs(reference::sinusoidal_encode<double>(c, p)[lane] - e), bound<double>("sinusoidal", "f64", 1, angle))
+    const double angle =
+        static_cast<double>(MP(p) * pow(MP(c.base), -MP(2 * (lane / 2)) / MP(c.d_model)));
+    const std::string where =
+        "pos=" + r.at("position") + " d=" + r.at("d_model") + " lane=" + r.at("lane");
+    EXPECT_LE(std::fabs(reference::sinusoidal_encode<double>(c, p)[lane] - e),
+              bound<double>("sinusoidal", "f64", 1, angle))
         << where;
     EXPECT_LE(std::fabs(static_cast<double>(reference::sinusoidal_encode<float>(c, p)[lane]) - e),
               bound<float>("sinusoidal", "f32", 1, angle))
         << where;
     using std::abs;
-    EXPECT_LE(abs(reference::sinusoidal_encode<MP>(c, p)[lane] - exact), printed_half_unit(exact)) << where;
+    EXPECT_LE(abs(reference::sinusoidal_encode<MP>(c, p)[lane] - exact), printed_half_unit(exact))
+        << where;
   }
 }
 
@@ -162,13 +171,16 @@ void rope_rows(const char* dtype, bool budgeted) {
     x[static_cast<std::size_t>(a)] = T(1);
     std::vector<T> y(x.size());
     reference::rope_rotate<T>(c, std::span<const T>(f), p, std::span<const T>(x), std::span<T>(y));
-    const std::string where = std::string(dtype) + " pos=" + r.at("position") + " scale=" + r.at("position_scale") +
-                              " base=" + r.at("base") + " rd=" + r.at("rotary_dim") + " i=" + r.at("i");
+    const std::string where = std::string(dtype) + " pos=" + r.at("position") +
+                              " scale=" + r.at("position_scale") + " base=" + r.at("base") +
+                              " rd=" + r.at("rotary_dim") + " i=" + r.at("i");
     if (budgeted) {
       const double th = static_cast<double>(theta);
       const double tol = bound<T>("rope", dtype, 1.0, th);
-      EXPECT_LE(std::fabs(static_cast<double>(y[a]) - static_cast<double>(cs)), tol) << where << " cos";
-      EXPECT_LE(std::fabs(static_cast<double>(y[b]) - static_cast<double>(sn)), tol) << where << " sin";
+      EXPECT_LE(std::fabs(static_cast<double>(y[a]) - static_cast<double>(cs)), tol)
+          << where << " cos";
+      EXPECT_LE(std::fabs(static_cast<double>(y[b]) - static_cast<double>(sn)), tol)
+          << where << " sin";
     } else {
       using std::abs;
       const T ang = reference::rope_angle<T>(c, f[static_cast<std::size_t>(i)], p);

@@ -26,7 +26,9 @@ std::string slurp(const fs::path& p) {
   return ss.str();
 }
 
-bool is_id_char(char c) { return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_'; }
+bool is_id_char(char c) {
+  return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '_';
+}
 
 // True when `id` occurs in `text` as a whole token (ROPE-ARG-1 does not match ROPE-ARG-10).
 bool cites(const std::string& text, const std::string& id) {
@@ -52,7 +54,8 @@ std::vector<Clause> defined_clauses() {
     std::ifstream in(e.path());
     for (std::string line; std::getline(in, line);) {
       std::smatch m;
-      if (std::regex_search(line, m, def)) out.push_back({m[1].str(), e.path().filename().string()});
+      if (std::regex_search(line, m, def))
+        out.push_back({m[1].str(), e.path().filename().string()});
     }
   }
   std::sort(out.begin(), out.end(), [](const Clause& a, const Clause& b) { return a.id < b.id; });
@@ -61,8 +64,9 @@ std::vector<Clause> defined_clauses() {
 
 // Files that may cite a clause: tests/, properties/, proofs/ (text sources only).
 std::map<std::string, std::string> citing_files() {
-  static const std::set<std::string> exts = {".cpp", ".hpp", ".h", ".c", ".cc", ".cu", ".cuh", ".txt",
-                                             ".cmake", ".md", ".tsv", ".py", ".sh", ".smt2", ".json"};
+  static const std::set<std::string> exts = {".cpp", ".hpp", ".h",   ".c",     ".cc",
+                                             ".cu",  ".cuh", ".txt", ".cmake", ".md",
+                                             ".tsv", ".py",  ".sh",  ".smt2",  ".json"};
   std::map<std::string, std::string> out;
   for (const char* dir : {"tests", "properties", "proofs"}) {
     if (!fs::exists(kRoot / dir)) continue;
@@ -89,7 +93,7 @@ std::map<std::string, std::vector<std::string>> table_rows() {
     auto& v = out[m[1].str()];
     for (std::string f; files >> f;) {
       f.erase(std::remove(f.begin(), f.end(), '`'), f.end());
-      if (!f.empty() && f != "," ) v.push_back(f.back() == ',' ? f.substr(0, f.size() - 1) : f);
+      if (!f.empty() && f != ",") v.push_back(f.back() == ',' ? f.substr(0, f.size() - 1) : f);
     }
   }
   return out;
@@ -99,7 +103,8 @@ TEST(SpecTraceability, ClausesAreDefinedOnce) {
   const auto cl = defined_clauses();
   ASSERT_FALSE(cl.empty()) << "no clauses found under " << (kRoot / "spec");
   for (std::size_t i = 1; i < cl.size(); ++i) {
-    EXPECT_NE(cl[i].id, cl[i - 1].id) << cl[i].id << " defined twice (" << cl[i - 1].doc << ", " << cl[i].doc << ")";
+    EXPECT_NE(cl[i].id, cl[i - 1].id)
+        << cl[i].id << " defined twice (" << cl[i - 1].doc << ", " << cl[i].doc << ")";
   }
 }
 
@@ -107,12 +112,14 @@ TEST(SpecTraceability, EveryClauseIsCitedByATestPropertyOrProof) {
   const auto files = citing_files();
   std::vector<std::string> unchecked;
   for (const auto& c : defined_clauses()) {
-    const bool cited = std::any_of(files.begin(), files.end(), [&](const auto& f) { return cites(f.second, c.id); });
+    const bool cited = std::any_of(files.begin(), files.end(),
+                                   [&](const auto& f) { return cites(f.second, c.id); });
     if (!cited) unchecked.push_back(c.id + " (" + c.doc + ")");
   }
   std::string list;
   for (const auto& u : unchecked) list += "  " + u + "\n";
-  EXPECT_TRUE(unchecked.empty()) << unchecked.size() << " clause(s) not cited under tests/, properties/ or proofs/:\n"
+  EXPECT_TRUE(unchecked.empty()) << unchecked.size()
+                                 << " clause(s) not cited under tests/, properties/ or proofs/:\n"
                                  << list;
 }
 
@@ -122,7 +129,8 @@ TEST(SpecTraceability, EveryClauseHasARowWhoseFilesCiteIt) {
   for (const auto& c : defined_clauses()) {
     const auto it = rows.find(c.id);
     if (it == rows.end() || it->second.empty()) {
-      problems.push_back(c.id + " (" + c.doc + "): no row with files in spec/README.md's traceability table");
+      problems.push_back(c.id + " (" + c.doc +
+                         "): no row with files in spec/README.md's traceability table");
       continue;
     }
     for (const auto& f : it->second) {
