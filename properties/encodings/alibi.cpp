@@ -37,7 +37,7 @@ RC_GTEST_PROP(Alibi, SlopesFollowTheDocumentedSequence, ()) {
       RC_ASSERT(s[h] == std::pow(2.0, -8.0 * static_cast<double>(h + 1) / static_cast<double>(p)));
     if (h >= p)
       RC_ASSERT(s[h] == reference::alibi_slope<double>(
-                            2 * p, 2 * (h - p)));  // odd entry j=2(h-p): 2^(-8(2(h-p)+1)/2p)
+                            2 * p, 2 * (h - p)));  // index 2(h-p) of 2p heads: 2^(-8(2(h-p)+1)/2p)
     if (h > 0 && h < p) RC_ASSERT(s[h] < s[h - 1]);
   }
 }
