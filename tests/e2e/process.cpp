@@ -90,6 +90,8 @@ std::vector<std::string> split_command(const std::string& line) {
       } else {
         cur += c;
       }
+    } else if (c == '#' && !have) {
+      break;  // a comment runs to the end of the line
     } else if (c == '\'' || c == '"') {
       quote = c;
       have = true;

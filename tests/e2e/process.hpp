@@ -16,7 +16,8 @@ struct ProcessResult {
 ProcessResult run_process(const std::vector<std::string>& argv, double timeout_seconds);
 
 // Splits a one-line command written for a POSIX shell (the `reproduce` line of a report):
-// whitespace separates words, single and double quotes group, backslash escapes.
+// whitespace separates words, single and double quotes group, backslash escapes, and a
+// word starting with '#' begins a comment.
 std::vector<std::string> split_command(const std::string& line);
 
 // A fresh temporary directory, removed with its contents on destruction.
