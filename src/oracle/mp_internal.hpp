@@ -9,6 +9,7 @@
 
 #include "oracle/dd.hpp"
 #include "oracle/oracle.hpp"
+#include "reference/rope.hpp"
 
 namespace pecheck::oracle::mp {
 
@@ -63,6 +64,10 @@ Rounded decide_all(DoubleDouble v, double err, Recompute&& recompute, int& escal
   r.f16 = static_cast<float>(decide(v, err, Format::F16, recompute, escalations));
   return r;
 }
+
+// f_i of a scaled RoPE (scaled.cpp) with relative error <= 2^-(bits - 10); bits <= 3300.
+void scaled_inv_freq(const reference::RopeConfig& c, std::int64_t seq_len, std::int64_t i,
+                     mpfr_prec_t bits, mpfr_ptr out);
 
 // An exactly known double value rounded to every format.
 Rounded round_exact(double x);

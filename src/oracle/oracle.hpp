@@ -21,6 +21,10 @@
 #include "oracle/format.hpp"
 #include "pecheck_kernel.h"
 
+namespace pecheck::reference {
+struct RopeConfig;  // src/reference/rope.hpp
+}
+
 namespace pecheck::oracle {
 
 // An unevaluated sum hi + lo (|lo| <= ulp(hi)/2). Every oracle value states its error bound.
@@ -47,17 +51,23 @@ struct RopeFrequency {
   enum class Kind : int {
     Given,  // f = `given`, a float or double input taken exactly (the ABI's inv_freq table)
     Power,  // f = base^(-2*index/rotary_dim) exactly in real arithmetic (ROPE-FREQ-1)
+    Scaled, // f_index of a scaled RoPE (ROPE-SCALE-*): the reference formulas of
+            // src/reference/rope.hpp in MPFR (PREC-ORACLE-7); `config` must outlive the call
   };
   Kind kind = Kind::Power;
   double given = 0;
   double base = 10000.0;
   std::int64_t index = 0;
   std::int64_t rotary_dim = 2;
+  const reference::RopeConfig* config = nullptr;  // Scaled
+  std::int64_t seq_len = 0;                       // Scaled: dynamic NTK's sequence length
 
-  static RopeFrequency exact(double f) { return {Kind::Given, f, 0, 0, 2}; }
+  static RopeFrequency exact(double f) { return {Kind::Given, f, 0, 0, 2, nullptr, 0}; }
   static RopeFrequency power(double base, std::int64_t index, std::int64_t rotary_dim) {
-    return {Kind::Power, 0, base, index, rotary_dim};
+    return {Kind::Power, 0, base, index, rotary_dim, nullptr, 0};
   }
+  static RopeFrequency scaled(const reference::RopeConfig& c, std::int64_t index,
+                              std::int64_t seq_len = 0);
 };
 
 // One (position, frequency) angle theta = position * position_scale * f.
@@ -78,6 +88,14 @@ struct RopeAngle {
   DoubleDouble freq;   // f, relative error <= 2^-104
 };
 RopeAngle rope_angle(const AngleQuery& q);
+
+// The inverse frequencies of a (scaled) RoPE config, exact to 2^-104 relative and correctly
+// rounded (PREC-ORACLE-7). YaRN's attention factor is not applied (it scales cos/sin, not f).
+struct InvFreq {
+  DoubleDouble exact;
+  Rounded rounded;
+};
+std::vector<InvFreq> rope_inv_freq_exact(const reference::RopeConfig& c, std::int64_t seq_len = 0);
 
 // The rotated pair for exact inputs xa, xb (any float or double value):
 //   ya = xa cos(theta) - xb sin(theta),  yb = xb cos(theta) + xa sin(theta)   (ROPE-ROT-1)

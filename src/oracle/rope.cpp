@@ -32,6 +32,12 @@ void check_query(const AngleQuery& q) {
   const auto& f = q.freq;
   if (f.kind == RopeFrequency::Kind::Given) {
     if (!std::isfinite(f.given)) throw InvalidArgument("PREC-BAD-1", "inverse frequency is not finite");
+  } else if (f.kind == RopeFrequency::Kind::Scaled) {
+    if (f.config == nullptr) throw InvalidArgument("PREC-BAD-1", "scaled frequency without a config");
+    reference::validate(*f.config);
+    if (f.index < 0 || 2 * f.index >= f.config->rotary_dim) {
+      throw InvalidArgument("PREC-BAD-1", "frequency index outside [0, rotary_dim/2)");
+    }
   } else {
     if (!(f.base > 1) || !std::isfinite(f.base)) {
       throw InvalidArgument("PREC-BAD-1", "base must be finite and > 1");
@@ -55,6 +61,9 @@ struct Frequency {
     if (rf.kind == RopeFrequency::Kind::Given) {
       mpfr_set_d(value, rf.given, MPFR_RNDN);
       exact = true;
+    } else if (rf.kind == RopeFrequency::Kind::Scaled) {
+      // Relative error <= 2^-(pf - 11) (PREC-ORACLE-7): within the Power bound used below.
+      mp::scaled_inv_freq(*rf.config, rf.seq_len, rf.index, pf, value);
     } else {
       Mp e(pf), b(64);
       mpfr_set_si(e, -2 * rf.index, MPFR_RNDN);
@@ -110,8 +119,26 @@ bool exact_theta(const AngleQuery& q, mpfr_ptr out) {
     return true;
   }
   if (q.freq.index == 0 || mpfr_zero_p(ps)) {
+    if (q.freq.kind == RopeFrequency::Kind::Scaled) {
+      // f_0 of a scaled RoPE: 1 (none, NTK, dynamic NTK), 1/factor (linear); others irrational
+      // or not decided here.
+      const auto k = q.freq.config->scaling.kind;
+      if (k == reference::RopeScaling::Linear) {
+        return mpfr_div_d(out, ps, q.freq.config->scaling.factor, MPFR_RNDN) == 0;
+      }
+      if (k != reference::RopeScaling::None && k != reference::RopeScaling::Ntk &&
+          k != reference::RopeScaling::DynamicNtk && !mpfr_zero_p(ps)) {
+        return false;
+      }
+    }
     mpfr_set(out, ps, MPFR_RNDN);
     return true;
+  }
+  if (q.freq.kind == RopeFrequency::Kind::Scaled) {
+    if (q.freq.config->scaling.kind != reference::RopeScaling::None) return false;
+    AngleQuery plain = q;
+    plain.freq = RopeFrequency::power(q.freq.config->base, q.freq.index, q.freq.config->rotary_dim);
+    return exact_theta(plain, out);
   }
   const std::int64_t g = std::gcd(2 * q.freq.index, q.freq.rotary_dim);
   const unsigned long a = static_cast<unsigned long>(2 * q.freq.index / g);
@@ -236,6 +263,38 @@ bool special_pair(const RopeAngle& a, double xa, double xb, PairOut& o) {
 }
 
 }  // namespace
+
+RopeFrequency RopeFrequency::scaled(const reference::RopeConfig& c, std::int64_t index,
+                                    std::int64_t seq_len) {
+  RopeFrequency f;
+  f.kind = Kind::Scaled;
+  f.base = c.base;
+  f.index = index;
+  f.rotary_dim = c.rotary_dim;
+  f.config = &c;
+  f.seq_len = seq_len;
+  return f;
+}
+
+std::vector<InvFreq> rope_inv_freq_exact(const reference::RopeConfig& c, std::int64_t seq_len) {
+  reference::validate(c);
+  std::vector<InvFreq> out(static_cast<std::size_t>(c.rotary_dim / 2));
+  int esc = 0;
+  for (std::int64_t i = 0; i < c.rotary_dim / 2; ++i) {
+    Mp v(kFastPrec);
+    mp::scaled_inv_freq(c, seq_len, i, kFastPrec, v);
+    InvFreq& f = out[static_cast<std::size_t>(i)];
+    f.exact = mp::to_dd(v);  // relative error <= 2^-118 + 2^-106
+    auto at = [&c, seq_len, i](mpfr_prec_t w, mpfr_ptr o, mpfr_ptr err) {
+      mpfr_set_prec(o, w);
+      mp::scaled_inv_freq(c, seq_len, i, w, o);
+      mpfr_abs(err, o, MPFR_RNDU);
+      mpfr_mul_2si(err, err, -static_cast<long>(w) + 1, MPFR_RNDU);
+    };
+    f.rounded = mp::decide_all(f.exact, std::ldexp(f.exact.hi, -104), at, esc);
+  }
+  return out;
+}
 
 RopeAngle rope_angle(const AngleQuery& q) {
   check_query(q);
