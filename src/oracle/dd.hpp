@@ -85,11 +85,12 @@ inline double round_dd(double hi, double lo, Format f) {
 
 // Ziv's fast step: v is within err (>= 0) of the exact value. Returns true and the correctly
 // rounded result when every value of [v - err, v + err] rounds to the same value of the format.
-// The interval ends are formed in double-double; their rounding error (<= 2^-104 |v|) is added
-// to err first, so the decision is sound.
+// The interval ends are formed in double-double; their rounding error (<= 2^-104 (|v| + err))
+// is added to err first (with margin), so the decision is sound.
 inline bool ziv_round(DoubleDouble v, double err, Format f, double& out) {
   if (!std::isfinite(v.hi) || !std::isfinite(err)) return false;
-  const double e = err + std::ldexp(std::fabs(v.hi), -103) + std::numeric_limits<double>::denorm_min();
+  const double e = err * (1 + 0x1p-50) + std::ldexp(std::fabs(v.hi), -103) +
+                   std::numeric_limits<double>::denorm_min();
   const DoubleDouble lo = sub(v, {e, 0});
   const DoubleDouble hi = add(v, {e, 0});
   const double a = round_dd(lo.hi, lo.lo, f);
