@@ -125,12 +125,19 @@ TEST(SpecTraceability, EveryClauseIsCitedByATestPropertyOrProof) {
 
 TEST(SpecTraceability, EveryClauseHasARowWhoseFilesCiteIt) {
   const auto rows = table_rows();
+  const auto files = citing_files();
   std::vector<std::string> problems;
   for (const auto& c : defined_clauses()) {
     const auto it = rows.find(c.id);
     if (it == rows.end() || it->second.empty()) {
-      problems.push_back(c.id + " (" + c.doc +
-                         "): no row with files in spec/README.md's traceability table");
+      std::string suggestion;  // the files that cite it today, as a ready-made row
+      for (const auto& [path, text] : files) {
+        if (cites(text, c.id)) suggestion += (suggestion.empty() ? "" : " ") + path;
+      }
+      problems.push_back(c.id + " (" + c.doc + "): no row in spec/README.md's traceability table" +
+                         (suggestion.empty()
+                              ? std::string(" and no citing file")
+                              : "; suggested row: | " + c.id + " | " + suggestion + " |"));
       continue;
     }
     for (const auto& f : it->second) {
