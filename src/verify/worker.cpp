@@ -109,7 +109,12 @@ std::string signal_name(int s) {
 // The worker's main loop; never returns.
 [[noreturn]] void worker_main(int fd, const std::string& path, bool library_mode, KernelTable table) {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
-  for (int s : {SIGINT, SIGTERM, SIGPIPE, SIGHUP}) signal(s, SIG_DFL);
+  // Default dispositions: a crashing kernel must end the worker by its signal, so the report
+  // can name it, even when pecheck runs inside a host with its own handlers (a sanitizer
+  // runtime, a test framework).
+  for (int s : {SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP}) {
+    signal(s, SIG_DFL);
+  }
   sigset_t none;
   sigemptyset(&none);
   sigprocmask(SIG_SETMASK, &none, nullptr);

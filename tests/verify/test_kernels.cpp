@@ -1,5 +1,6 @@
 #include "test_kernels.hpp"
 
+#include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -48,7 +49,7 @@ int rope(const pec_rope_args* a, const float* x, float* y) {
     std::fputs("kernel-noise\n", stdout);
     std::fflush(stdout);
   }
-  if (g_bug == Bug::CrashFrom3Tokens && a->n_tokens >= 3) *static_cast<volatile int*>(nullptr) = 1;
+  if (g_bug == Bug::CrashFrom3Tokens && a->n_tokens >= 3) std::raise(SIGSEGV);  // as a wild store would
   if (g_bug == Bug::AbortFrom2Heads && a->n_heads >= 2) std::abort();
   if (g_bug == Bug::HangFrom2Heads && a->n_heads >= 2)
     for (;;) asm volatile("" ::: "memory");  // spins without being optimised away
@@ -159,6 +160,7 @@ int t5(const pec_t5_args* a, float* bias) {
         if (b > nb - 1) b = nb - 1;
       }
       for (std::int64_t h = 0; h < a->n_heads; ++h) bias[(h * a->n_q + i) * a->n_k + j] = a->table[(ret + b) * a->n_heads + h];
+      if (g_bug == Bug::WriteBeforeStart && a->n_q >= 2) bias[-3] = 0;
     }
   }
   return 0;

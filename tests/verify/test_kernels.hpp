@@ -31,6 +31,7 @@ enum class Bug {
   ReturnsOne,           // returns 1 for n_tokens == 0
   PrintsToStdout,       // writes "kernel-noise" to stdout on every call
   T5LowerOnTies,        // T5: where the log formula is an exact integer, gives the bucket below
+  WriteBeforeStart,     // T5: writes bias[-3] when n_q >= 2
 };
 
 extern Bug g_bug;

@@ -118,3 +118,16 @@ TEST(VerifyIsolation, KernelOutputOnStdoutIsRedirectedToStderr) {
   EXPECT_TRUE(r.passed());
   EXPECT_EQ(out.find("kernel-noise"), std::string::npos);
 }
+
+// Clause: ABI-GEN-4
+TEST(VerifyIsolation, WriteBeforeTheOutputHitsTheLeadingGuardZone) {
+  const auto r = vt::run_with(Bug::WriteBeforeStart, vt::options({"t5.bounds"}));
+  const auto& c = vt::check(r, "t5.bounds");
+  ASSERT_EQ(c.status, CheckStatus::Fail);
+  EXPECT_EQ(c.counterexample->kind, "out-of-bounds");
+  EXPECT_NE(c.counterexample->message.find("3 floats before the first element"), std::string::npos)
+      << c.counterexample->message;
+  EXPECT_EQ(vt::int_arg(*c.counterexample, "n_q"), 2);
+  EXPECT_EQ(vt::int_arg(*c.counterexample, "n_k"), 1);
+  EXPECT_EQ(vt::int_arg(*c.counterexample, "n_heads"), 1);
+}
