@@ -255,11 +255,80 @@ PropertyRun run_softmax_row_property(const Subject& s, const EngineOptions& o) {
   return run;
 }
 
+// Two pairs of one instance as a witness (no shrinking needed to read it: the pairs are drawn
+// small-first by gen_position).
+Witness pair_witness(const std::string& property, std::uint64_t iseed, const Instance& inst,
+                     std::int64_t m1, std::int64_t n1, std::int64_t m2, std::int64_t n2, double s1,
+                     double s2, double tol) {
+  Witness w;
+  w.property = property;
+  w.instance_seed = iseed;
+  w.config = inst.config;
+  w.m1 = m1;
+  w.n1 = n1;
+  w.m2 = m2;
+  w.n2 = n2;
+  w.s1 = s1;
+  w.s2 = s2;
+  w.tolerance = tol;
+  return w;
+}
+
+PropertyRun run_additive_bias_property(const Subject& s, const EngineOptions& o) {
+  PropertyRun run{"additive-bias", 0, std::nullopt};
+  for (std::int64_t i = 0; i < o.applied_cases; ++i) {
+    Rng r(case_seed(o.seed, 4, i));
+    const std::uint64_t iseed = r.next();
+    // keys at or before their queries: no masked entries
+    const std::int64_t m1 = gen_position(r, s.max_position), m2 = gen_position(r, s.max_position);
+    const std::int64_t n1 = r.range(0, m1), n2 = r.range(0, m2);
+    ++run.cases;
+    const Instance inst = s.instance(iseed);
+    const Score a1 = inst.score(m1, n1), b1 = inst.score_other_content(m1, n1);
+    const Score a2 = inst.score(m2, n2), b2 = inst.score_other_content(m2, n2);
+    const double tol = reference::shift_tolerance<double>(a1.magnitude + b1.magnitude +
+                                                          a2.magnitude + b2.magnitude);
+    const double d1 = a1.value - b1.value, d2 = a2.value - b2.value;
+    if (std::isfinite(d1) && std::isfinite(d2) && std::fabs(d1 - d2) <= tol) continue;
+    run.witness = pair_witness(run.property, iseed, inst, m1, n1, m2, n2, d1, d2, tol);
+    return run;
+  }
+  return run;
+}
+
+PropertyRun run_diagonal_property(const Subject& s, const EngineOptions& o) {
+  PropertyRun run{"diagonal", 0, std::nullopt};
+  for (std::int64_t i = 0; i < o.applied_cases; ++i) {
+    Rng r(case_seed(o.seed, 5, i));
+    const std::uint64_t iseed = r.next();
+    const std::int64_t m1 = gen_position(r, s.max_position), m2 = gen_position(r, s.max_position);
+    ++run.cases;
+    const Instance inst = s.instance(iseed);
+    Score a = inst.score(m1, m1), b = inst.score(m2, m2);
+    double tol = 0;
+    if (scores_agree(a, b, &tol)) continue;
+    run.witness = pair_witness(run.property, iseed, inst, m1, m1, m2, m2, a.value, b.value, tol);
+    return run;
+  }
+  return run;
+}
+
 Classification classify(const Subject& s, const EngineOptions& o) {
   Classification c;
   c.name = s.name;
   c.family = s.family;
-  c.applied_at = s.applied_at;
+  // CLASSIFY-4: where the position enters, from runs.
+  PropertyRun additive = run_additive_bias_property(s, o);
+  c.cases += additive.cases;
+  if (!additive.witness) {
+    c.applied_at = "logits";
+  } else {
+    PropertyRun diag = run_diagonal_property(s, o);
+    c.cases += diag.cases;
+    c.applied_at = diag.witness ? "input" : "qk-rotation";
+    c.evidence.push_back(std::move(diag));
+  }
+  c.evidence.insert(c.evidence.begin(), std::move(additive));
   PropertyRun shift = run_shift_property(s, o);
   c.cases += shift.cases;
   c.witness = shift.witness;

@@ -28,13 +28,15 @@ using Scorer = std::function<Score(std::int64_t m, std::int64_t n)>;
 // the drawn configuration (dimensions, parameters), printed with witnesses.
 struct Instance {
   Scorer score;
+  // The same instance (configuration, projections, tables) with other token embeddings: how the
+  // score reacts to a change of content tells where the position enters (CLASSIFY-4).
+  Scorer score_other_content;
   std::string config;
 };
 
 struct Subject {
-  std::string name;        // e.g. "rope-neox-yarn"
-  std::string family;      // sinusoidal | learned | t5 | rope | alibi
-  std::string applied_at;  // input | qk-rotation | logits (declared: MODEL-SCORE-*)
+  std::string name;                                   // e.g. "rope-neox-yarn"
+  std::string family;                                 // sinusoidal | learned | t5 | rope | alibi
   std::int64_t max_position = std::int64_t{1} << 31;  // positions lie in [0, max_position)
   // A fresh random model instance (embeddings, projections, tables, config) for a seed.
   std::function<Instance(std::uint64_t instance_seed)> instance;
@@ -42,7 +44,7 @@ struct Subject {
 
 // A concrete counterexample to a property, after shrinking.
 struct Witness {
-  std::string property;  // "shift", "swap" or "softmax-row"
+  std::string property;  // "shift", "swap", "softmax-row", "additive-bias" or "diagonal"
   std::uint64_t instance_seed = 0;
   std::string config;           // the instance's configuration
   std::int64_t m1 = 0, n1 = 0;  // first pair (query, key)
@@ -72,6 +74,7 @@ struct EngineOptions {
   std::int64_t shift_cases = 2000;
   std::int64_t swap_cases = 1000;
   std::int64_t softmax_cases = 1000;
+  std::int64_t applied_cases = 500;
   int softmax_keys = 6;  // keys per softmax row
 };
 
@@ -79,6 +82,10 @@ struct EngineOptions {
 PropertyRun run_shift_property(const Subject& s, const EngineOptions& o);
 PropertyRun run_swap_property(const Subject& s, const EngineOptions& o);
 PropertyRun run_softmax_row_property(const Subject& s, const EngineOptions& o);
+// CLASSIFY-4: s_A(m,n) - s_B(m,n) independent of (m, n) for two contents A, B (a pure logit bias).
+PropertyRun run_additive_bias_property(const Subject& s, const EngineOptions& o);
+// CLASSIFY-4: s(m, m) independent of m (query and key rotated alike cancel).
+PropertyRun run_diagonal_property(const Subject& s, const EngineOptions& o);
 
 Classification classify(const Subject& s, const EngineOptions& o);
 

@@ -41,6 +41,14 @@ Model make_model(Rng& r, std::int64_t d_model, std::int64_t head_dim) {
   return md;
 }
 
+// The same model with freshly drawn token embeddings (the projections are kept).
+Model with_other_content(const Model& md, Rng& r) {
+  Model o = md;
+  for (Eigen::Index i = 0; i < o.xq.size(); ++i) o.xq(i) = r.uniform(-1.0, 1.0);
+  for (Eigen::Index i = 0; i < o.xk.size(); ++i) o.xk(i) = r.uniform(-1.0, 1.0);
+  return o;
+}
+
 // MODEL-TOL-1's magnitude for one score: sigma * a^2 * (Phi + D + 2) * |Wq| |xq~| |Wk| |xk~| + |b|.
 double magnitude(const Model& md, const Vec<double>& xq, const Vec<double>& xk, double a,
                  double phi, double bias) {
@@ -54,7 +62,6 @@ Subject sinusoidal_subject(reference::SinusoidalLayout layout) {
   Subject s;
   s.name = layout == reference::SinusoidalLayout::Interleaved ? "sinusoidal" : "sinusoidal-concat";
   s.family = "sinusoidal";
-  s.applied_at = "input";
   s.instance = [layout](std::uint64_t seed) {
     Rng r(seed);
     reference::SinusoidalConfig c;
@@ -65,12 +72,17 @@ Subject sinusoidal_subject(reference::SinusoidalLayout layout) {
     Instance in;
     in.config =
         fmt::format("d_model={} base={} head_dim={}", c.d_model, c.base, md->proj.w_q.cols());
-    in.score = [c, md](std::int64_t m, std::int64_t n) {
-      const double v = reference::score_sinusoidal<double>(c, md->proj, md->xq, md->xk, m, n);
+    auto fn = [c](const Model& mdl, std::int64_t m, std::int64_t n) {
+      const double v = reference::score_sinusoidal<double>(c, mdl.proj, mdl.xq, mdl.xk, m, n);
       const Vec<double> pm = reference::detail::to_vec(reference::sinusoidal_encode<double>(c, m));
       const Vec<double> pn = reference::detail::to_vec(reference::sinusoidal_encode<double>(c, n));
       const double phi = static_cast<double>(std::max(m, n));  // max w_i = 1
-      return Score{v, magnitude(*md, md->xq + pm, md->xk + pn, 1.0, phi, 0.0)};
+      return Score{v, magnitude(mdl, mdl.xq + pm, mdl.xk + pn, 1.0, phi, 0.0)};
+    };
+    in.score = [fn, md](std::int64_t m, std::int64_t n) { return fn(*md, m, n); };
+    auto other = std::make_shared<Model>(with_other_content(*md, r));
+    in.score_other_content = [fn, other](std::int64_t m, std::int64_t n) {
+      return fn(*other, m, n);
     };
     return in;
   };
@@ -81,7 +93,6 @@ Subject learned_subject() {
   Subject s;
   s.name = "learned";
   s.family = "learned";
-  s.applied_at = "input";
   s.max_position = 2048;  // the drawn tables have at least this many rows
   s.instance = [](std::uint64_t seed) {
     Rng r(seed);
@@ -95,12 +106,17 @@ Subject learned_subject() {
     Instance in;
     in.config = fmt::format("max_positions={} d_model={} head_dim={}", c.max_positions, c.d_model,
                             md->proj.w_q.cols());
-    in.score = [c, md, table](std::int64_t m, std::int64_t n) {
+    auto fn = [c, table](const Model& mdl, std::int64_t m, std::int64_t n) {
       const std::span<const double> t(*table);
-      const double v = reference::score_learned<double>(c, t, md->proj, md->xq, md->xk, m, n);
+      const double v = reference::score_learned<double>(c, t, mdl.proj, mdl.xq, mdl.xk, m, n);
       const Vec<double> pm = reference::detail::to_vec(reference::learned_encode<double>(c, t, m));
       const Vec<double> pn = reference::detail::to_vec(reference::learned_encode<double>(c, t, n));
-      return Score{v, magnitude(*md, md->xq + pm, md->xk + pn, 1.0, 0.0, 0.0)};
+      return Score{v, magnitude(mdl, mdl.xq + pm, mdl.xk + pn, 1.0, 0.0, 0.0)};
+    };
+    in.score = [fn, md](std::int64_t m, std::int64_t n) { return fn(*md, m, n); };
+    auto other = std::make_shared<Model>(with_other_content(*md, r));
+    in.score_other_content = [fn, other](std::int64_t m, std::int64_t n) {
+      return fn(*other, m, n);
     };
     return in;
   };
@@ -111,7 +127,6 @@ Subject t5_subject(bool bidirectional) {
   Subject s;
   s.name = bidirectional ? "t5-bidirectional" : "t5-causal";
   s.family = "t5";
-  s.applied_at = "logits";
   s.instance = [bidirectional](std::uint64_t seed) {
     Rng r(seed);
     const reference::T5Config c = gen_t5_config(r, bidirectional);
@@ -123,11 +138,16 @@ Subject t5_subject(bool bidirectional) {
     Instance in;
     in.config = fmt::format("num_buckets={} max_distance={} n_heads={} head={}", c.num_buckets,
                             c.max_distance, c.n_heads, h);
-    in.score = [c, md, table, h](std::int64_t m, std::int64_t n) {
+    auto fn = [c, table, h](const Model& mdl, std::int64_t m, std::int64_t n) {
       const std::span<const double> t(*table);
-      const double v = reference::score_t5<double>(c, t, h, md->proj, md->xq, md->xk, m, n);
+      const double v = reference::score_t5<double>(c, t, h, mdl.proj, mdl.xq, mdl.xk, m, n);
       const double b = reference::t5_bias<double>(c, t, h, m, n);
-      return Score{v, magnitude(*md, md->xq, md->xk, 1.0, 0.0, b)};
+      return Score{v, magnitude(mdl, mdl.xq, mdl.xk, 1.0, 0.0, b)};
+    };
+    in.score = [fn, md](std::int64_t m, std::int64_t n) { return fn(*md, m, n); };
+    auto other = std::make_shared<Model>(with_other_content(*md, r));
+    in.score_other_content = [fn, other](std::int64_t m, std::int64_t n) {
+      return fn(*other, m, n);
     };
     return in;
   };
@@ -138,7 +158,6 @@ Subject alibi_subject(reference::AlibiMode mode) {
   Subject s;
   s.name = std::string("alibi-") + reference::to_string(mode);
   s.family = "alibi";
-  s.applied_at = "logits";
   s.instance = [mode](std::uint64_t seed) {
     Rng r(seed);
     const std::int64_t heads = gen_heads(r);
@@ -147,10 +166,15 @@ Subject alibi_subject(reference::AlibiMode mode) {
     auto md = std::make_shared<Model>(make_model(r, r.range(2, 12), r.range(2, 16)));
     Instance in;
     in.config = fmt::format("n_heads={} head={} slope={:a}", heads, h, slope);
-    in.score = [mode, slope, md](std::int64_t m, std::int64_t n) {
-      const double v = reference::score_alibi<double>(mode, slope, md->proj, md->xq, md->xk, m, n);
+    auto fn = [mode, slope](const Model& mdl, std::int64_t m, std::int64_t n) {
+      const double v = reference::score_alibi<double>(mode, slope, mdl.proj, mdl.xq, mdl.xk, m, n);
       const double b = reference::alibi_bias<double>(mode, slope, m, n);
-      return Score{v, magnitude(*md, md->xq, md->xk, 1.0, 0.0, b)};
+      return Score{v, magnitude(mdl, mdl.xq, mdl.xk, 1.0, 0.0, b)};
+    };
+    in.score = [fn, md](std::int64_t m, std::int64_t n) { return fn(*md, m, n); };
+    auto other = std::make_shared<Model>(with_other_content(*md, r));
+    in.score_other_content = [fn, other](std::int64_t m, std::int64_t n) {
+      return fn(*other, m, n);
     };
     return in;
   };
@@ -162,7 +186,6 @@ Subject rope_subject(std::string name, reference::RopeScaling kind, reference::R
   Subject s;
   s.name = std::move(name);
   s.family = "rope";
-  s.applied_at = "qk-rotation";
   s.instance = [kind, layout, partial](std::uint64_t seed) {
     Rng r(seed);
     const reference::RopeConfig c = gen_rope_config(r, kind, layout, partial);
@@ -174,13 +197,18 @@ Subject rope_subject(std::string name, reference::RopeScaling kind, reference::R
         "original_max={}",
         c.head_dim, c.rotary_dim, reference::to_string(c.layout), c.base, c.position_scale,
         reference::to_string(kind), c.scaling.factor, c.scaling.original_max_positions);
-    in.score = [c, md, a](std::int64_t m, std::int64_t n) {
-      const double v = reference::score_rope<double>(c, md->proj, md->xq, md->xk, m, n);
+    auto fn = [c, a](const Model& mdl, std::int64_t m, std::int64_t n) {
+      const double v = reference::score_rope<double>(c, mdl.proj, mdl.xq, mdl.xk, m, n);
       const auto f = reference::rope_inv_freq<double>(c, std::max(m, n) + 1);
       double fmax = 0;
       for (double x : f) fmax = std::max(fmax, x);
       const double phi = static_cast<double>(std::max(m, n)) * c.position_scale * fmax;
-      return Score{v, magnitude(*md, md->xq, md->xk, a, phi, 0.0)};
+      return Score{v, magnitude(mdl, mdl.xq, mdl.xk, a, phi, 0.0)};
+    };
+    in.score = [fn, md](std::int64_t m, std::int64_t n) { return fn(*md, m, n); };
+    auto other = std::make_shared<Model>(with_other_content(*md, r));
+    in.score_other_content = [fn, other](std::int64_t m, std::int64_t n) {
+      return fn(*other, m, n);
     };
     return in;
   };

@@ -44,9 +44,10 @@ struct Expect {
   bool softmax;
 };
 
-// Clause: CLASSIFY-1, CLASSIFY-2, SIN-AXIS-1, SIN-AXIS-2, LEARNED-AXIS-1, LEARNED-AXIS-2,
-// T5-AXIS-1, T5-AXIS-2, ROPE-AXIS-1, ROPE-AXIS-2, ROPE-SCALE-REL-1, ROPE-SCALE-DYN-2,
-// ALIBI-AXIS-1, ALIBI-AXIS-2, ALIBI-SOFTMAX-1 — the spec's table (spec/README.md) from runs.
+// Clause: CLASSIFY-1, CLASSIFY-2, CLASSIFY-4, SIN-AXIS-1, SIN-AXIS-2, LEARNED-AXIS-1,
+// LEARNED-AXIS-2, T5-AXIS-1, T5-AXIS-2, ROPE-AXIS-1, ROPE-AXIS-2, ROPE-SCALE-REL-1,
+// ROPE-SCALE-DYN-2, ALIBI-AXIS-1, ALIBI-AXIS-2, ALIBI-SOFTMAX-1 — the spec's table (spec/README.md)
+// from runs.
 TEST(Classify, BuiltinEncodingsGetTheSpecsClasses) {
   const std::map<std::string, Expect> want = {
       {"sinusoidal", {"input", "positions", false}},
@@ -110,25 +111,29 @@ Subject two_lane_rope(const std::string& name, double (*angle_of)(std::int64_t))
   Subject s;
   s.name = name;
   s.family = "rope";
-  s.applied_at = "qk-rotation";
   s.max_position = std::int64_t{1} << 20;
   s.instance = [angle_of](std::uint64_t seed) {
     classify::Rng r(seed);
-    const double q0 = r.uniform(-1, 1), q1 = r.uniform(-1, 1), k0 = r.uniform(-1, 1),
-                 k1 = r.uniform(-1, 1);
     const double f = r.uniform(0.01, 1.0);
+    // one scorer per token content (q, k); the frequency is shared
+    auto content = [angle_of, f](classify::Rng& rr) -> classify::Scorer {
+      const double q0 = rr.uniform(-1, 1), q1 = rr.uniform(-1, 1), k0 = rr.uniform(-1, 1),
+                   k1 = rr.uniform(-1, 1);
+      return [=](std::int64_t m, std::int64_t n) {
+        const double am = angle_of(m) * f, an = angle_of(n) * f;
+        const double qa = q0 * std::cos(am) - q1 * std::sin(am),
+                     qb = q1 * std::cos(am) + q0 * std::sin(am);
+        const double ka = k0 * std::cos(an) - k1 * std::sin(an),
+                     kb = k1 * std::cos(an) + k0 * std::sin(an);
+        const double phi = std::max(std::fabs(am), std::fabs(an));
+        const double mag = (phi + 4.0) * std::hypot(q0, q1) * std::hypot(k0, k1);
+        return classify::Score{qa * ka + qb * kb, mag};
+      };
+    };
     classify::Instance in;
     in.config = "two-lane";
-    in.score = [=](std::int64_t m, std::int64_t n) {
-      const double am = angle_of(m) * f, an = angle_of(n) * f;
-      const double qa = q0 * std::cos(am) - q1 * std::sin(am),
-                   qb = q1 * std::cos(am) + q0 * std::sin(am);
-      const double ka = k0 * std::cos(an) - k1 * std::sin(an),
-                   kb = k1 * std::cos(an) + k0 * std::sin(an);
-      const double phi = std::max(std::fabs(am), std::fabs(an));
-      const double mag = (phi + 4.0) * std::hypot(q0, q1) * std::hypot(k0, k1);
-      return classify::Score{qa * ka + qb * kb, mag};
-    };
+    in.score = content(r);
+    in.score_other_content = content(r);
     return in;
   };
   return s;
@@ -149,6 +154,9 @@ TEST(Classify, BrokenRopeAngleChangesTheVerdict) {
   EXPECT_EQ(bad.depends_on, "positions");
   ASSERT_TRUE(bad.witness);
   EXPECT_FALSE(bad.softmax_row_invariant);
+  // Clause: CLASSIFY-4 — both rotate q and k alike, so both are measured as qk-rotation
+  EXPECT_EQ(good.applied_at, "qk-rotation");
+  EXPECT_EQ(bad.applied_at, "qk-rotation");
 }
 
 // A T5 subject with the bucket taken of `rel_of(m, n)`: correct is n - m; a broken one uses the
@@ -157,20 +165,23 @@ Subject t5_with(std::int64_t (*rel_of)(std::int64_t, std::int64_t)) {
   Subject s;
   s.name = "t5-injected";
   s.family = "t5";
-  s.applied_at = "logits";
   s.instance = [rel_of](std::uint64_t seed) {
     classify::Rng r(seed);
     const reference::T5Config c = classify::gen_t5_config(r, true);
     auto table = std::make_shared<std::vector<double>>(static_cast<std::size_t>(c.num_buckets));
     for (auto& v : *table) v = r.uniform(-4, 4);
-    const double logit = r.uniform(-1, 1);
+    // one scorer per token content (its logit q.k); the bias table is shared
+    auto content = [c, table, rel_of](double logit) -> classify::Scorer {
+      return [=](std::int64_t m, std::int64_t n) {
+        const std::int64_t b = reference::t5_bucket(c, rel_of(m, n));
+        const double bias = (*table)[static_cast<std::size_t>(b)];
+        return classify::Score{logit + bias, std::fabs(logit) + std::fabs(bias)};
+      };
+    };
     classify::Instance in;
     in.config = "t5";
-    in.score = [c, table, logit, rel_of](std::int64_t m, std::int64_t n) {
-      const std::int64_t b = reference::t5_bucket(c, rel_of(m, n));
-      const double bias = (*table)[static_cast<std::size_t>(b)];
-      return classify::Score{logit + bias, std::fabs(logit) + std::fabs(bias)};
-    };
+    in.score = content(r.uniform(-1, 1));
+    in.score_other_content = content(r.uniform(-1, 1));
     return in;
   };
   return s;
@@ -185,6 +196,8 @@ TEST(Classify, BrokenT5AbsolutePositionChangesTheVerdict) {
   EXPECT_EQ(good.depends_on, "offset");
   EXPECT_EQ(bad.depends_on, "positions");
   ASSERT_TRUE(bad.witness);
+  EXPECT_EQ(good.applied_at, "logits");  // Clause: CLASSIFY-4
+  EXPECT_EQ(bad.applied_at, "logits");
   // and a bias of |n - m| is classified abs-offset (the swap property holds)
   const auto sym = classify::classify(
       t5_with([](std::int64_t m, std::int64_t n) -> std::int64_t { return n > m ? m - n : n - m; }),
