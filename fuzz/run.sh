@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every libFuzzer target in DIR for about TOTAL seconds in all (split evenly), starting
 # from its checked-in seeds (fuzz/seeds/<name>/, copied: the repository is never written) and
-# the crashes found before (fuzz/crashes/<name>/). A crash, leak, sanitizer report or timeout
+# the crashes found before (fuzz/crashes/<name>/), with its dictionary (fuzz/dict/) if any. A crash, leak, sanitizer report or timeout
 # fails the run; the input that caused it is left in build-fuzz/artifacts/<name>/ — add it to
 # fuzz/crashes/<name>/ with the fix, where tests/ci replays it on every CTest run.
 #   usage: bash fuzz/run.sh build-fuzz/fuzz [TOTAL_SECONDS]
@@ -15,6 +15,13 @@ EACH=$(( TOTAL / ${#TARGETS[@]} ))
 WORK=$(mktemp -d)
 trap 'rm -rf "$WORK"' EXIT
 ART=$(cd "$BIN/.." && pwd)/artifacts
+# fuzz_simd_abi loads the GCC-built pecheck_simd (GCC vector code; see fuzz_simd_abi.cpp).
+SIMD_LIB=${PECHECK_SIMD_LIB:-$SRC/../build/src/kernels/simd/libpecheck_simd.so}
+if [ ! -f "$SIMD_LIB" ]; then
+  echo "fuzz: $SIMD_LIB not found: build the release preset first (scripts/test.sh does)" >&2
+  exit 1
+fi
+export PECHECK_SIMD_LIB=$(cd "$(dirname "$SIMD_LIB")" && pwd)/$(basename "$SIMD_LIB")
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 status=0
