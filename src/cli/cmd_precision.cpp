@@ -1,12 +1,14 @@
 // pecheck precision: error of float variants against the oracle as the position grows.
 //   pecheck precision --scheme rope|alibi|t5|sinusoidal [--dtype f32|bf16|f16|f64]
 //                     [--variant NAME|all] [--max-position N] [--out DIR] [--samples K] [--seed S]
+//                     [--rotary-dim D] [--base B]
 // Writes DIR/precision_<scheme>_<dtype>.csv and .svg (atomically) and prints, per variant, the
 // first position from which it exceeds its budget. Exit status: 0 when every honest variant
 // stays within its budget (degraded variants are expected to exceed), 1 when an honest one
 // does not, 2 for bad usage, 3 when the outputs cannot be written (spec/contracts.md PREC-CLI-1).
 #include <fmt/format.h>
 
+#include <cmath>
 #include <cstdio>
 #include <string>
 
@@ -27,6 +29,8 @@ struct Options {
   std::string out = "precision-report";
   int samples = 4;
   std::uint64_t seed = 1;
+  std::int64_t rotary_dim = 128;
+  double base = 10000.0;
 };
 
 int run_precision(const Options& o) {
@@ -36,6 +40,10 @@ int run_precision(const Options& o) {
     throw UsageError("--max-position must be in [0, 2147483647]");
   }
   if (o.samples < 1 || o.samples > 64) throw UsageError("--samples must be in [1, 64]");
+  if (o.rotary_dim < 2 || o.rotary_dim > 4096 || o.rotary_dim % 2 != 0) {
+    throw UsageError("--rotary-dim must be even and in [2, 4096]");
+  }
+  if (!(o.base > 1) || !std::isfinite(o.base)) throw UsageError("--base must be finite and > 1");
   std::vector<precision::Variant> vs;
   if (o.variant == "all") {
     vs = precision::variants(o.scheme);
@@ -48,6 +56,8 @@ int run_precision(const Options& o) {
   so.max_position = o.max_position;
   so.samples = o.samples;
   so.seed = o.seed;
+  so.rotary_dim = o.rotary_dim;
+  so.base = o.base;
   std::vector<precision::SweepResult> results;
   bool honest_exceeds = false;
   fmt::print("{} {} up to position {} (error vs the MPFR oracle; budget: spec/budgets.tsv)\n",
@@ -89,6 +99,8 @@ void register_precision(CLI::App& app, Runner& run) {
   sub->add_option("--out", opts->out, "output folder for the CSV and SVG (default precision-report)");
   sub->add_option("--samples", opts->samples, "random vectors per position (RoPE, default 4)");
   sub->add_option("--seed", opts->seed, "seed of the random vectors (default 1)");
+  sub->add_option("--rotary-dim", opts->rotary_dim, "RoPE rotary_dim / sinusoidal d_model (default 128)");
+  sub->add_option("--base", opts->base, "frequency base (default 10000)");
   sub->callback([opts, &run] { run = [opts] { return run_precision(*opts); }; });
 }
 

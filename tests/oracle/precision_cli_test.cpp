@@ -90,6 +90,10 @@ TEST(PrecisionCommand, BinaryPrintsFirstExceedingPositionsAndExitStatuses) {
   EXPECT_EQ(r.status, pecheck::exit_code::usage) << r.out;
   r = run_cmd("precision --scheme rope --max-position -5 --out " + d.string());
   EXPECT_EQ(r.status, pecheck::exit_code::usage) << r.out;
+  r = run_cmd("precision --scheme rope --rotary-dim 96 --base 500000 --max-position 300 --samples 1 --out " + d.string());
+  EXPECT_EQ(r.status, pecheck::exit_code::ok) << r.out;
+  r = run_cmd("precision --scheme rope --rotary-dim 7 --out " + d.string());
+  EXPECT_EQ(r.status, pecheck::exit_code::usage) << r.out;
   r = run_cmd("precision --scheme alibi --max-position 100 --out /dev/null/cannot");
   EXPECT_EQ(r.status, pecheck::exit_code::io) << r.out;
   fs::remove_all(d);
