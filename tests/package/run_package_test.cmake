@@ -29,8 +29,24 @@ foreach(f include/pecheck/pecheck_kernel.h include/pecheck/verify/verify.hpp inc
     message(FATAL_ERROR "package test: ${f} was not installed")
   endif()
 endforeach()
+# The consumer is built with the same compilers, and with the same sanitizers when pecheck's
+# libraries were instrumented (their runtime must then be linked into the consumer too).
+set(consumer_args -DCMAKE_PREFIX_PATH=${prefix})
+if(C_COMPILER)
+  list(APPEND consumer_args -DCMAKE_C_COMPILER=${C_COMPILER})
+endif()
+if(CXX_COMPILER)
+  list(APPEND consumer_args -DCMAKE_CXX_COMPILER=${CXX_COMPILER})
+endif()
+if(BUILD_TYPE)
+  list(APPEND consumer_args -DCMAKE_BUILD_TYPE=${BUILD_TYPE})
+endif()
+if(SANITIZE)
+  list(APPEND consumer_args "-DCMAKE_C_FLAGS=-fsanitize=${SANITIZE}" "-DCMAKE_CXX_FLAGS=-fsanitize=${SANITIZE}"
+       "-DCMAKE_EXE_LINKER_FLAGS=-fsanitize=${SANITIZE}")
+endif()
 step(configure ${CMAKE_COMMAND} -S ${SOURCE_DIR}/tests/package/consumer -B ${WORK_DIR}/build -G ${GENERATOR}
-     -DCMAKE_BUILD_TYPE=Release -DCMAKE_PREFIX_PATH=${prefix})
+     ${consumer_args})
 step(build ${CMAKE_COMMAND} --build ${WORK_DIR}/build)
 step(run ${WORK_DIR}/build/consumer ${WORK_DIR}/report)
 step(installed-cli ${prefix}/bin/pecheck --version)
