@@ -83,6 +83,14 @@ template <class C>
 void shrink_positions(const C& c, std::vector<std::int64_t> C::*field, std::vector<C>& out) {
   const auto& p = c.*field;
   if (p.empty()) return;
+  // Big jumps first (every position at 0, every position halved), then one entry at a time.
+  if (std::any_of(p.begin(), p.end(), [](std::int64_t v) { return v > 0; })) {
+    C zero = c, half = c;
+    for (auto& e : zero.*field) e = 0;
+    for (auto& e : half.*field) e = e > 0 ? e / 2 : e;
+    out.push_back(std::move(zero));
+    out.push_back(std::move(half));
+  }
   const std::int64_t lo = *std::min_element(p.begin(), p.end());
   if (lo > 0) {
     for (auto s : smaller(lo)) {
@@ -110,11 +118,22 @@ void shrink_shift(const C& c, std::vector<C>& out) {
   }
 }
 
-// Simpler float values: 0, 1, then the value with a shorter significand.
+bool float_is_not(float x, float s) { return x != s || std::signbit(x) != std::signbit(s); }
+
+// Simplicity rank of a value: 0, 1, -1, 1/2, then everything else. Candidates must be strictly
+// simpler than the current value, or shrinking would cycle between equally simple values.
+int rank(float x) {
+  const float simple[] = {0.0f, 1.0f, -1.0f, 0.5f};
+  for (int k = 0; k < 4; ++k)
+    if (!float_is_not(x, simple[k])) return k;
+  return 4;
+}
+
+// Simpler float values: 0, 1, -1, 1/2.
 void shrink_values(const std::vector<float>& v, std::size_t i, std::vector<std::vector<float>>& out) {
   const float x = v[i];
   for (float s : {0.0f, 1.0f, -1.0f, 0.5f}) {
-    if (x != s || std::signbit(x) != std::signbit(s)) {
+    if (rank(s) < rank(x)) {
       auto w = v;
       w[i] = s;
       out.push_back(w);
@@ -125,7 +144,16 @@ void shrink_values(const std::vector<float>& v, std::size_t i, std::vector<std::
 template <class C>
 void shrink_floats(const C& c, std::vector<float> C::*field, std::vector<C>& out, std::size_t limit = 64) {
   const auto& v = c.*field;
-  if (v.empty() || v.size() > limit) return;
+  if (v.empty()) return;
+  for (float fill : {0.0f, 1.0f}) {  // every value at once first, when that is simpler for all
+    if (std::all_of(v.begin(), v.end(), [&](float x) { return rank(fill) <= rank(x); }) &&
+        std::any_of(v.begin(), v.end(), [&](float x) { return float_is_not(x, fill); })) {
+      C d = c;
+      std::fill((d.*field).begin(), (d.*field).end(), fill);
+      out.push_back(std::move(d));
+    }
+  }
+  if (v.size() > limit) return;
   for (std::size_t i = 0; i < v.size(); ++i) {
     std::vector<std::vector<float>> ws;
     shrink_values(c.*field, i, ws);
