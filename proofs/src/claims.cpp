@@ -7,7 +7,7 @@
 namespace pecheck::proofs {
 
 namespace {
-constexpr double kCrossCheckLimitS = 3.0;  // the second solver, once the primary has decided
+constexpr double kCrossCheckLimitS = 2.0;  // the second solver, once the primary has decided
 }  // namespace
 
 QueryRecord run_query(const Query& original) {
@@ -23,8 +23,8 @@ QueryRecord run_query(const Query& original) {
   // solver is the trusted one here), Z3 otherwise (its nlsat decides the real-arithmetic
   // identities). The second solver always runs too, as a cross-check, with a shorter limit
   // once the primary has decided, so that all proofs together stay within two minutes.
-  const Backend primary = fp ? Backend::Cvc5 : Backend::Z3;
-  const Backend second = fp ? Backend::Z3 : Backend::Cvc5;
+  const Backend primary = q.primary ? *q.primary : (fp || uses_bv(q)) ? Backend::Cvc5 : Backend::Z3;
+  const Backend second = primary == Backend::Z3 ? Backend::Cvc5 : Backend::Z3;
   rec.runs.push_back(run_backend(primary, q));
   Query q2 = q;
   const bool decided = rec.runs[0].answer == Answer::Proved ||

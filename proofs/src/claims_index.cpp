@@ -44,6 +44,7 @@ ClaimResult pairing(std::int32_t layout) {
     qq.assumptions.insert(qq.assumptions.end(), extra.begin(), extra.end());
     qq.claim = std::move(claim);
     qq.time_limit_s = 20;
+    if (n == "no-overflow") qq.primary = Backend::Z3;
     return qq;
   };
   add_query(c, q("spec-map", t_and({eq(pi.a.term(), sa), eq(pi.b.term(), sb)})));

@@ -115,6 +115,9 @@ bool any_node(const Query& q, const std::function<bool(const Node&)>& pred) {
 bool uses_fp(const Query& q) {
   return any_node(q, [](const Node& n) { return n.sort.kind == Sort::Kind::FP; });
 }
+bool uses_bv(const Query& q) {
+  return any_node(q, [](const Node& n) { return n.sort.kind == Sort::Kind::BV; });
+}
 bool uses_fma(const Query& q) {
   return any_node(q, [](const Node& n) { return n.op == Op::FpFma; });
 }

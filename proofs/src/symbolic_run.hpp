@@ -19,7 +19,7 @@ struct Explored {
 template <class F>
 Explored run_symbolic(const std::vector<Term>& preconditions, F&& body) {
   ObligationScope scope;
-  PathExplorer ex(preconditions, z3_feasibility());
+  PathExplorer ex({}, z3_feasibility(preconditions));
   auto paths = ex.explore([&] { return body().term(); });
   std::vector<std::pair<Term, Term>> pv(paths.begin(), paths.end());
   return {merge_paths(pv), scope.obligations(), paths.size()};

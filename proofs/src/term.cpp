@@ -165,9 +165,12 @@ Term fp_finite(Term a) {
 }
 
 namespace {
-Term normalize(const Term& t, std::unordered_map<const Node*, Term>& memo) {
+// The memo keeps each key's term alive (first), so a freed temporary's address can never be
+// reused by another node while the map holds a stale entry for it.
+using NormMemo = std::unordered_map<const Node*, std::pair<Term, Term>>;
+Term normalize(const Term& t, NormMemo& memo) {
   auto it = memo.find(t.get());
-  if (it != memo.end()) return it->second;
+  if (it != memo.end()) return it->second.second;
   const Node& n = t.node();
   std::vector<Term> k;
   for (auto& c : n.kids) k.push_back(normalize(Term(c), memo));
@@ -191,13 +194,13 @@ Term normalize(const Term& t, std::unordered_map<const Node*, Term>& memo) {
   } else {
     out = mk(n.op, n.sort, std::move(k), n.name, n.i0, n.i1);
   }
-  memo.emplace(t.get(), out);
+  memo.emplace(t.get(), std::make_pair(t, out));
   return out;
 }
 }  // namespace
 
 Term ieee_normalize(const Term& t) {
-  std::unordered_map<const Node*, Term> memo;
+  NormMemo memo;
   return normalize(t, memo);
 }
 

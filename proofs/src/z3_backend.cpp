@@ -252,11 +252,13 @@ struct Feasibility {
 };
 }  // namespace
 
-std::function<bool(const std::vector<Term>&)> z3_feasibility(double time_limit_s) {
+std::function<bool(const std::vector<Term>&)> z3_feasibility(const std::vector<Term>& base,
+                                                             double time_limit_s) {
   auto f = std::make_shared<Feasibility>();
   z3::params p(f->ctx);
   p.set("timeout", static_cast<unsigned>(time_limit_s * 1000));
   f->solver.set(p);
+  for (auto& b : base) f->solver.add(f->tr(b.ptr()));
   return [f](const std::vector<Term>& conditions) {
     try {
       f->solver.push();

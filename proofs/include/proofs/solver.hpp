@@ -64,6 +64,9 @@ struct Query {
   // Both solvers see the query rewritten by ieee_normalize (term.hpp); the rewrite rules are
   // proved separately (kernel.ieee-lemmas), and the claim says it uses them.
   bool ieee_normalize = false;
+  // The solver that gets the full time limit (the other cross-checks with a short one).
+  // Default: cvc5 for floating-point and bit-vector queries, Z3 for real/integer arithmetic.
+  std::optional<Backend> primary;
 };
 
 struct SolverRun {
@@ -83,10 +86,13 @@ SolverRun run_backend(Backend b, const Query& q);
 // fused multiply-add (Z3 4.8.12's fp.fma is known unsound: Z3 is skipped).
 bool uses_fp(const Query& q);
 bool uses_fma(const Query& q);
+bool uses_bv(const Query& q);
 
 // A quick satisfiability check for path exploration: false only on a definite unsat.
 bool z3_maybe_sat(const std::vector<Term>& conditions, double time_limit_s = 5);
-// The same with one incremental Z3 solver kept across calls (push/pop), for PathExplorer.
-std::function<bool(const std::vector<Term>&)> z3_feasibility(double time_limit_s = 5);
+// The same with one incremental Z3 solver kept across calls (push/pop), for PathExplorer:
+// `base` is asserted once, each call checks base AND conditions.
+std::function<bool(const std::vector<Term>&)> z3_feasibility(const std::vector<Term>& base,
+                                                             double time_limit_s = 5);
 
 }  // namespace pecheck::proofs
