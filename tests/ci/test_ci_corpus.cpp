@@ -167,7 +167,7 @@ TEST(CorpusFormat, ShippedRegressionsAreValid) {
 
 nlohmann::json report_json(const std::string& dir) { return nlohmann::json::parse(pecheck::ci::slurp(dir + "/report.json")); }
 
-const nlohmann::json& check_of(const nlohmann::json& r, const std::string& name) {
+nlohmann::json check_of(const nlohmann::json& r, const std::string& name) {
   for (const auto& c : r.at("checks")) {
     if (c.at("name") == name) return c;
   }
