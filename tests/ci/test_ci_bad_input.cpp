@@ -237,15 +237,21 @@ INSTANTIATE_TEST_SUITE_P(Signals, Interrupted, ::testing::Values(SIGINT, SIGTERM
 // --- command lines ---------------------------------------------------------------------
 
 TEST(BadUsage, EachIsOneLineAndExit2) {
+  // With a loadable kernel, so that only the option under test can make the run fail.
+  const std::string k = ci::example("kernels");
   const std::vector<std::vector<std::string>> cases = {
-      {},                                                         // no --kernel
-      {"--kernel", "x.so", "--seed", "-1"},
-      {"--kernel", "x.so", "--max-position", "0"},
-      {"--kernel", "x.so", "--contract", "maybe"},
-      {"--kernel", "x.so", "--budget-seconds", "nan"},
-      {"--kernel", "x.so", "--colour"},
+      {},  // no --kernel
+      {"--kernel", k, "--max-position", "0"},
+      {"--kernel", k, "--max-position", "2147483648"},
+      {"--kernel", k, "--contract", "maybe"},
+      {"--kernel", k, "--budget-seconds", "nan"},
+      {"--kernel", k, "--budget-seconds", "-1"},
+      {"--kernel", k, "--call-timeout", "0"},
+      {"--kernel", k, "--format", "xml"},
+      {"--kernel", k, "--colour"},
   };
-  for (const auto& c : cases) {
+  for (auto c : cases) {
+    c.insert(c.end(), {"--only", "sinusoidal.oracle"});
     auto r = verify(c);
     EXPECT_EQ(r.exit_code, exit_code::usage) << testing::PrintToString(c) << "\n" << r.all();
     EXPECT_EQ(ci::count_lines(r.err), 1) << r.err;

@@ -1,6 +1,7 @@
 // Flakiness: `pecheck verify` with its default options never fails on a correct kernel. Each
-// test runs a block of seeds (together 0..199) on pecheck's own CPU kernels (pecheck_simd, the
-// production plug-in) and on the pure-C example kernels, through the same library entry point
+// test runs a block of 20 seeds: together seeds 0..199 on pecheck's own CPU kernels
+// (pecheck_simd, the production plug-in) and 0..99 on the pure-C example kernels, through the
+// same library entry point
 // as the CLI (verify_library: forked worker, default checks, contract, max position 131072,
 // budget and per-call timeout).
 //
@@ -53,11 +54,11 @@ TEST_P(DefaultRunNeverFails, OnACorrectKernel) {
   }
 }
 
+// pecheck_simd over all 200 seeds; the C example over the first 100 (CI time).
 std::vector<Block> blocks() {
   std::vector<Block> out;
-  for (const char* k : {"simd", "c_kernels"}) {
-    for (int b = 0; b < kBlocks; ++b) out.push_back({k, b});
-  }
+  for (int b = 0; b < kBlocks; ++b) out.push_back({"simd", b});
+  for (int b = 0; b < kBlocks / 2; ++b) out.push_back({"c_kernels", b});
   return out;
 }
 
