@@ -24,8 +24,10 @@ function(pecheck_add_gtest name)
   if(NOT A_TIMEOUT)
     set(A_TIMEOUT 300)
   endif()
+  # gtest_discover_tests splits PROPERTIES on ';': escape it so every label survives.
+  string(REPLACE ";" "\\;" _labels "${A_LABELS}")
   gtest_discover_tests(${name}
     DISCOVERY_TIMEOUT 60
-    PROPERTIES TIMEOUT ${A_TIMEOUT} LABELS "${A_LABELS}"
+    PROPERTIES TIMEOUT ${A_TIMEOUT} LABELS "${_labels}"
     WORKING_DIRECTORY ${PROJECT_SOURCE_DIR})
 endfunction()
