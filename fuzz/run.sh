@@ -23,7 +23,7 @@ if [ ! -f "$SIMD_LIB" ]; then
 fi
 export PECHECK_SIMD_LIB=$(cd "$(dirname "$SIMD_LIB")" && pwd)/$(basename "$SIMD_LIB")
 export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1}
-export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$SRC/../tests/ci/lsan.supp}
+export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$SRC/../tests/ci/lsan.supp:print_suppressions=0}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 status=0
 for t in "${TARGETS[@]}"; do

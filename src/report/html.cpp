@@ -58,7 +58,7 @@ void counterexample_html(std::string& o, const Counterexample& cx) {
   }
   for (const auto& t : cx.inputs) {
     std::string dims;
-    for (auto d : t.shape) dims += "[" + std::to_string(d) + "]";
+    for (auto d : t.shape) dims += fmt::format("[{}]", d);
     o += fmt::format("<p>Input <code>{}</code>{} (index, decimal, hex)</p><pre>", esc(t.name), dims);
     for (std::size_t i = 0; i < t.values.size(); ++i) {
       o += fmt::format("{:>6}  {:>16}  {}\n", i, esc(format_real(t.values[i])), esc(format_hex(t.values[i])));

@@ -23,7 +23,10 @@ namespace {
 // A temporary file next to `path`, written in full and flushed; returns its name.
 fs::path write_temp(const fs::path& path, std::string_view content) {
   fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
-  std::string tmpl = (dir / ("." + path.filename().string() + ".tmp.XXXXXX")).string();
+  std::string name = ".";  // appended, not "." + string&& (GCC 12 -Wrestrict false positive)
+  name += path.filename().string();
+  name += ".tmp.XXXXXX";  // mkstemp's template
+  std::string tmpl = (dir / name).string();
   int fd = ::mkstemp(tmpl.data());
   if (fd < 0) fail(path, errno);
   const char* p = content.data();
