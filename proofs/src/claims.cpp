@@ -146,6 +146,7 @@ std::vector<Claim> all_claims() {
   add_sinusoidal_claims(out);
   add_bias_claims(out);
   add_index_claims(out);
+  add_grid_claims(out);
   add_kernel_fp_claims(out);
   add_mutation_claims(out);
   return out;

@@ -1,10 +1,16 @@
-// The mutation test (PROOF-MUT-1, PROOF-MUT-2, PROOF-MUT-3): the proofs can fail. Each mutant injects one realistic
+// The mutation test (PROOF-MUT-1, PROOF-MUT-2, PROOF-MUT-3, PROOF-MUT-4): the proofs can fail. Each mutant injects one realistic
 // bug into the symbolic instantiation of the kernels' shared source, and the same proof that
 // passes on the real source must then return a counterexample that replays concretely on the
 // equally mutated float arithmetic.
 //   sign-flip (PROOF-MUT-1)                SymFloat's a - b becomes a + b in rope_rotate (MutFloat likewise)
 //   swapped-pair              the kernel loads the pair as (x_b, x_a)
 //   wrong-frequency-exponent  the key is rotated with f_{i+1} = f_i * base^(-2/d) instead of f_i
+//   hqk-wrong-stride (PROOF-MUT-4)  the ALiBi/T5 index split with i = row - h*n_k (n_q expected)
+//   hqk-j-uses-nq (PROOF-MUT-4)     the split with j = g - row*n_q (n_k expected)
+// The index mutants are copies of grid.hpp's hqk_split with the one change, run through the
+// same claim as the kernels' split (grid.hqk-index.uint32, the type the CUDA kernels use) and
+// replayed on exact integers.
+#include "grid_index.hpp"
 #include "kernels/shared/rope_arith.hpp"
 #include "proofs/kernel_check.hpp"
 #include "rope_model.hpp"
@@ -36,6 +42,37 @@ ClaimResult frequency_mutant() {
   return c;
 }
 
+// hqk_split (src/kernels/shared/grid.hpp) with one stride wrong.
+struct WrongStrideSplit {  // i = row - h * nk
+  template <class N>
+  kernels::grid::HQK<N> operator()(const N& g, const N& nq, const N& nk) const {
+    const N row = g / nk;
+    const N j = g - row * nk;
+    const N h = row / nq;
+    const N i = row - h * nk;
+    return kernels::grid::HQK<N>{h, i, j};
+  }
+};
+struct JUsesNqSplit {  // j = g - row * nq
+  template <class N>
+  kernels::grid::HQK<N> operator()(const N& g, const N& nq, const N& nk) const {
+    const N row = g / nk;
+    const N j = g - row * nq;
+    const N h = row / nq;
+    const N i = row - h * nq;
+    return kernels::grid::HQK<N>{h, i, j};
+  }
+};
+
+template <class Split>
+ClaimResult index_mutant(const std::string& name, const std::string& what) {
+  auto c = grid_index::prove(name, "PROOF-MUT-4, PROOF-IDX-1", Answer::Counterexample,
+                             grid_index::widths()[1], Split{}, {grid_index::Part::Map},
+                             "grid.hqk-index.uint32's map with " + what + " must fail");
+  c.scheme = "mutation";
+  return c;
+}
+
 }  // namespace
 
 void add_mutation_claims(std::vector<Claim>& out) {
@@ -45,6 +82,13 @@ void add_mutation_claims(std::vector<Claim>& out) {
                  [] { return rotate_mutant(Mutation::SwappedPair, "PROOF-MUT-2, ABI-ROPE-2"); }});
   out.push_back({"mutant.wrong-frequency-exponent", "PROOF-MUT-3", "mutation",
                  Answer::Counterexample, frequency_mutant});
+  out.push_back({"mutant.hqk-wrong-stride", "PROOF-MUT-4", "mutation", Answer::Counterexample, [] {
+                   return index_mutant<WrongStrideSplit>("mutant.hqk-wrong-stride",
+                                                         "i = row - h*n_k");
+                 }});
+  out.push_back({"mutant.hqk-j-uses-nq", "PROOF-MUT-4", "mutation", Answer::Counterexample, [] {
+                   return index_mutant<JUsesNqSplit>("mutant.hqk-j-uses-nq", "j = g - row*n_q");
+                 }});
 }
 
 }  // namespace pecheck::proofs

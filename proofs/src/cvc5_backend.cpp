@@ -88,6 +88,7 @@ class Cvc5Translator {
       case Op::Mul: return op(Kind::MULT, k);
       case Op::Neg: return op(Kind::NEG, k);
       case Op::ToReal: return op(Kind::TO_REAL, k);
+      case Op::IntDiv: return op(Kind::INTS_DIVISION, k);
       case Op::Le: return op(Kind::LEQ, k);
       case Op::Lt: return op(Kind::LT, k);
       case Op::BvAdd: return op(Kind::BITVECTOR_ADD, k);

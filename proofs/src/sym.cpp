@@ -176,4 +176,48 @@ SymInt operator-(const SymInt& a) {
   return SymInt(mk(Op::BvNeg, Sort::bv(64), {a.t_}));
 }
 
+// --- SymIdx ---------------------------------------------------------------------------------
+
+SymIdx::SymIdx(Term t, IntRange r) : t_(std::move(t)), r_(std::move(r)) {
+  if (t_.sort() != Sort::integer()) throw std::logic_error("SymIdx of a non-Int term");
+  if (r_.min > r_.max) throw std::logic_error("SymIdx: empty range");
+}
+
+Term SymIdx::in_range() const {
+  return t_and({le(int_lit(r_.min), t_), le(t_, int_lit(r_.max))});
+}
+
+namespace {
+const IntRange& same_type(const SymIdx& a, const SymIdx& b) {
+  if (!(a.range() == b.range())) {
+    throw std::logic_error("SymIdx: operands of different types (" + a.range().name + ", " +
+                           b.range().name + ")");
+  }
+  return a.range();
+}
+// The exact result lies in the type's range: the machine operation equals the integer one.
+SymIdx ranged(const char* what, Term exact, const IntRange& r) {
+  SymIdx out(std::move(exact), r);
+  ObligationScope::record(what, out.in_range());
+  return out;
+}
+}  // namespace
+
+SymIdx operator+(const SymIdx& a, const SymIdx& b) {
+  return ranged("add", add(a.t_, b.t_), same_type(a, b));
+}
+SymIdx operator-(const SymIdx& a, const SymIdx& b) {
+  return ranged("sub", sub(a.t_, b.t_), same_type(a, b));
+}
+SymIdx operator*(const SymIdx& a, const SymIdx& b) {
+  return ranged("mul", mul(a.t_, b.t_), same_type(a, b));
+}
+SymIdx operator/(const SymIdx& a, const SymIdx& b) {
+  const IntRange& r = same_type(a, b);
+  // a >= 0, b > 0: defined, and C++'s truncation toward zero equals div's floor; the quotient
+  // lies in [0, a], so inside the type.
+  ObligationScope::record("div", t_and({le(int_lit(0), a.t_), lt(int_lit(0), b.t_)}));
+  return SymIdx(int_div(a.t_, b.t_), r);
+}
+
 }  // namespace pecheck::proofs

@@ -109,6 +109,10 @@ Term le(Term a, Term b) {
   arith(Op::Le, a, b);
   return mk(Op::Le, Sort::boolean(), {a, b});
 }
+Term int_div(Term a, Term b) {
+  require(is(a, Sort::Kind::Int) && is(b, Sort::Kind::Int), "int_div of non-Int");
+  return mk(Op::IntDiv, Sort::integer(), {a, b});
+}
 Term to_real(Term a) {
   require(is(a, Sort::Kind::Int), "to_real of non-Int");
   return mk(Op::ToReal, Sort::real(), {a});
@@ -211,7 +215,7 @@ const char* op_name(Op op) {
     case Op::Not: return "not";       case Op::And: return "and";       case Op::Or: return "or";
     case Op::Implies: return "=>";    case Op::Eq: return "=";          case Op::Ite: return "ite";
     case Op::Add: return "+";         case Op::Sub: return "-";         case Op::Mul: return "*";
-    case Op::Neg: return "neg";       case Op::ToReal: return "to_real";       case Op::Le: return "<=";         case Op::Lt: return "<";
+    case Op::Neg: return "neg";       case Op::ToReal: return "to_real"; case Op::IntDiv: return "div";       case Op::Le: return "<=";         case Op::Lt: return "<";
     case Op::BvAdd: return "bvadd";   case Op::BvSub: return "bvsub";   case Op::BvMul: return "bvmul";
     case Op::BvNeg: return "bvneg";   case Op::BvSDiv: return "bvsdiv"; case Op::BvSRem: return "bvsrem";
     case Op::BvUDiv: return "bvudiv"; case Op::BvURem: return "bvurem"; case Op::BvSlt: return "bvslt";

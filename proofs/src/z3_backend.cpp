@@ -91,6 +91,7 @@ class Z3Translator {
       case Op::Mul: return k[0] * k[1];
       case Op::Neg: return -k[0];
       case Op::ToReal: return z3::to_real(k[0]);
+      case Op::IntDiv: return k[0] / k[1];  // Int / Int is SMT-LIB div
       case Op::Le: return k[0] <= k[1];
       case Op::Lt: return k[0] < k[1];
       case Op::BvAdd: return k[0] + k[1];
@@ -156,7 +157,7 @@ SolverRun run_z3(const Query& q) {
   const auto t0 = std::chrono::steady_clock::now();
   try {
     z3::context ctx;
-    z3::solver s(ctx);
+    z3::solver s = q.z3_smt_core ? z3::tactic(ctx, "smt").mk_solver() : z3::solver(ctx);
     z3::params p(ctx);
     p.set("timeout", static_cast<unsigned>(q.time_limit_s * 1000));
     s.set(p);

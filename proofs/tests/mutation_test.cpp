@@ -1,6 +1,7 @@
-// The proofs can fail (PROOF-MUT-1..3): each mutant of the kernels' shared source, injected
+// The proofs can fail (PROOF-MUT-1..4): each mutant of the kernels' shared source, injected
 // into its symbolic instantiation, turns a proof into a counterexample that replays on the
-// equally mutated float arithmetic; without the mutation the same proof goes through.
+// equally mutated float arithmetic (the index mutants of PROOF-MUT-4: on exact integers);
+// without the mutation the same proof goes through.
 #include <gtest/gtest.h>
 
 #include "proofs/claims.hpp"
@@ -31,6 +32,15 @@ TEST(Mutation, SwappedPairIsCaught) { expect_killed("mutant.swapped-pair", "kern
 // Clause: PROOF-MUT-3
 TEST(Mutation, WrongFrequencyExponentIsCaught) {
   expect_killed("mutant.wrong-frequency-exponent", "rope.shift.none");
+}
+
+// Clause: PROOF-MUT-4
+TEST(Mutation, WrongIndexStrideIsCaught) {
+  expect_killed("mutant.hqk-wrong-stride", "grid.hqk-index.uint32");
+}
+// Clause: PROOF-MUT-4
+TEST(Mutation, IndexSplitWithNqForNkIsCaught) {
+  expect_killed("mutant.hqk-j-uses-nq", "grid.hqk-index.uint32");
 }
 
 }  // namespace

@@ -82,6 +82,7 @@ void add_sinusoidal_claims(std::vector<Claim>& out);  // claims_sinusoidal.cpp
 void add_bias_claims(std::vector<Claim>& out);        // claims_bias.cpp
 void add_kernel_fp_claims(std::vector<Claim>& out);   // claims_kernel_fp.cpp
 void add_index_claims(std::vector<Claim>& out);       // claims_index.cpp
+void add_grid_claims(std::vector<Claim>& out);        // claims_grid.cpp
 void add_mutation_claims(std::vector<Claim>& out);    // claims_mutation.cpp
 
 // Helper: a ClaimResult pre-filled from a Claim.

@@ -67,6 +67,11 @@ struct Query {
   // The solver that gets the full time limit (the other cross-checks with a short one).
   // Default: cvc5 for floating-point and bit-vector queries, Z3 for real/integer arithmetic.
   std::optional<Backend> primary;
+  // Z3 runs its SMT core (tactic "smt": simplex, nonlinear-arithmetic lemmas, branch and
+  // bound) instead of the strategy it picks for the logic. For nonlinear integer queries
+  // (SymIdx): Z3 4.8.12's QF_NIA strategy neither finishes the index-map queries nor honours its
+  // time limit, while its SMT core decides them in well under a second.
+  bool z3_smt_core = false;
 };
 
 struct SolverRun {

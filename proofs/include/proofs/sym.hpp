@@ -8,6 +8,13 @@
 //   SymInt    C++ int64_t as a 64-bit bit-vector: + - * / % unary-, comparisons. Every
 //             operation also records a proof obligation "this does not overflow" (signed
 //             overflow is undefined behaviour in C++), collected by an ObligationScope.
+//   SymIdx    a C++ integer type of a given range (int32_t, uint32_t, int64_t) over the SMT
+//             Int sort, i.e. mathematical integers: + - * / and comparisons. Every + - *
+//             records the obligation "the exact result lies in [min, max] of the type", and /
+//             records "a >= 0 and b > 0" (then C++'s truncating a / b equals SMT-LIB div).
+//             When all obligations hold the machine operations equal the integer ones, so a
+//             proof about SymIdx values is a proof about the kernel's — no bit-blasting of
+//             64-bit products and quotients (unsigned wrap-around is an obligation too).
 //   SymBool   a Boolean term. Converting it to `bool` (an `if` or `?:` in the kernel source)
 //             asks the active PathExplorer which branch to take: the source is executed once
 //             per feasible path and the results are merged with the path conditions.
@@ -16,6 +23,7 @@
 // deliberately wrong in one place, so a proof that can fail is seen to fail.
 #pragma once
 
+#include <climits>
 #include <cstdint>
 #include <functional>
 #include <stdexcept>
@@ -200,6 +208,44 @@ class SymInt {
 
  private:
   Term t_;
+};
+
+// ---------------------------------------------------------------------------------------------
+
+// The value range of an emulated C++ integer type.
+struct IntRange {
+  std::string name;  // "int64_t", "uint32_t", ...
+  std::int64_t min = 0, max = 0;
+  friend bool operator==(const IntRange&, const IntRange&) = default;
+  static IntRange int32() { return {"int32_t", INT32_MIN, INT32_MAX}; }
+  static IntRange uint32() { return {"uint32_t", 0, UINT32_MAX}; }
+  static IntRange int64() { return {"int64_t", INT64_MIN, INT64_MAX}; }
+};
+
+class SymIdx {
+ public:
+  SymIdx(Term t, IntRange r);
+  const Term& term() const { return t_; }
+  const IntRange& range() const { return r_; }
+  static SymIdx var(const std::string& name, IntRange r) {
+    return SymIdx(proofs::var(name, Sort::integer()), std::move(r));
+  }
+  // min <= this term <= max (what a variable of the type satisfies).
+  Term in_range() const;
+
+  friend SymIdx operator+(const SymIdx& a, const SymIdx& b);
+  friend SymIdx operator-(const SymIdx& a, const SymIdx& b);
+  friend SymIdx operator*(const SymIdx& a, const SymIdx& b);
+  friend SymIdx operator/(const SymIdx& a, const SymIdx& b);
+  friend SymBool operator<(const SymIdx& a, const SymIdx& b) { return SymBool(lt(a.t_, b.t_)); }
+  friend SymBool operator<=(const SymIdx& a, const SymIdx& b) { return SymBool(le(a.t_, b.t_)); }
+  friend SymBool operator>(const SymIdx& a, const SymIdx& b) { return b < a; }
+  friend SymBool operator>=(const SymIdx& a, const SymIdx& b) { return b <= a; }
+  friend SymBool operator==(const SymIdx& a, const SymIdx& b) { return SymBool(eq(a.t_, b.t_)); }
+
+ private:
+  Term t_;
+  IntRange r_;
 };
 
 // Merges per-path results into one term: ite(pc_1, r_1, ite(pc_2, r_2, ... r_n)).

@@ -33,6 +33,7 @@ enum class Op : std::uint8_t {
   Var, Lit, Apply,                           // variable, literal, uninterpreted function
   Not, And, Or, Implies, Eq, Ite,            // core (Eq on FP is IEEE identity, NaN == NaN)
   Add, Sub, Mul, Neg, Le, Lt, ToReal,        // Int / Real (ToReal: Int -> Real)
+  IntDiv,                                    // Int: SMT-LIB div (floor for b > 0)
   BvAdd, BvSub, BvMul, BvNeg, BvSDiv, BvSRem, BvUDiv, BvURem,
   BvSlt, BvSle, BvUlt, BvUle, BvSExt, BvZExt, BvExtract,
   FpFromBits, FpAdd, FpSub, FpMul, FpFma, FpNeg, FpIsNaN, FpIsInf, FpIsZero, FpIsNeg,
@@ -97,6 +98,9 @@ Term neg(Term a);
 Term le(Term a, Term b);
 Term lt(Term a, Term b);
 Term to_real(Term a);
+// SMT-LIB integer division (div): for b > 0 the floor of a/b, which equals C++'s truncating
+// a / b when a >= 0. Undefined (unconstrained) for b == 0.
+Term int_div(Term a, Term b);
 
 // Bit-vectors (signed operations follow C++'s int64 semantics: truncating division).
 Term bv_bin(Op op, Term a, Term b);

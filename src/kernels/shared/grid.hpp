@@ -14,8 +14,10 @@
 //                       the three kernels above are the general fallback
 //   alibi_thread        one thread per score element [h][q][k]
 //   t5_thread           one thread per bias element [h][q][k]
-// The index type I is 32-bit when every index fits (faster division on the device), else
-// 64-bit; the host picks it.
+// The index type I is a template parameter: the CUDA host (kernels.cu) launches with uint32_t
+// (faster division on the device) and only when every index fits (fits32, n < 2^31 - 256),
+// and the host emulation (tests/kernels) does the same. The ALiBi/T5 index map is proved for
+// uint32_t, int32_t and int64_t (hqk_split below, PROOF-IDX-1).
 #pragma once
 
 #include <stdint.h>
@@ -178,6 +180,31 @@ PEC_HD_FN bool rope4_applies(const RopeDev& p, const void* x, const void* y) {
   return p.rotary_dim % 8 == 0 && p.head_dim % 4 == 0 && ax % 16 == 0 && ay % 16 == 0;
 }
 
+// The [n_heads][n_q][n_k] index map of alibi_thread and t5_thread: the element count, and the
+// split of a global index g < total into (h, i, j) with g == (h*nq + i)*nk + j. Proved for
+// every size the host accepts, in each index type the kernels use (claims grid.hqk-index.*,
+// PROOF-IDX-1): 0 <= h < n_heads, 0 <= i < nq, 0 <= j < nk, and no intermediate overflows.
+// The count is nh * (nq * nk): with nk == 0 the product nh * nq is never formed, so it cannot
+// wrap (nq * nk <= the count when nh >= 1).
+template <class I>
+struct HQK {
+  I h, i, j;
+};
+
+template <class I>
+PEC_HD_FN I hqk_total(I nh, I nq, I nk) {
+  return nh * (nq * nk);
+}
+
+template <class I>
+PEC_HD_FN HQK<I> hqk_split(I g, I nq, I nk) {
+  const I row = g / nk;
+  const I j = g - row * nk;
+  const I h = row / nq;
+  const I i = row - h * nq;
+  return HQK<I>{h, i, j};
+}
+
 struct AlibiDev {
   int64_t n_heads, n_q, n_k;
   int32_t causal;
@@ -193,12 +220,10 @@ PEC_HD_FN void alibi_thread(const Dim& d, const AlibiDev& p, float* scores) {
   const I g = global_index<I>(d);
   const I nk = static_cast<I>(p.n_k);
   const I nq = static_cast<I>(p.n_q);
-  const I total = static_cast<I>(p.n_heads) * nq * nk;
+  const I total = hqk_total<I>(static_cast<I>(p.n_heads), nq, nk);
   if (g >= total) return;
-  const I row = g / nk;
-  const I j = g - row * nk;
-  const I h = row / nq;
-  const I i = row - h * nq;
+  const HQK<I> e = hqk_split<I>(g, nq, nk);
+  const I h = e.h, i = e.i, j = e.j;
   const double dist = static_cast<double>(p.q_pos[i]) - static_cast<double>(p.k_pos[j]);
   const bool masked = p.causal != 0 && dist < 0.0;
   const double out =
@@ -222,12 +247,10 @@ PEC_HD_FN void t5_thread(const Dim& d, const T5Dev& p, float* bias) {
   const I g = global_index<I>(d);
   const I nk = static_cast<I>(p.n_k);
   const I nq = static_cast<I>(p.n_q);
-  const I total = static_cast<I>(p.n_heads) * nq * nk;
+  const I total = hqk_total<I>(static_cast<I>(p.n_heads), nq, nk);
   if (g >= total) return;
-  const I row = g / nk;
-  const I j = g - row * nk;
-  const I h = row / nq;
-  const I i = row - h * nq;
+  const HQK<I> e = hqk_split<I>(g, nq, nk);
+  const I h = e.h, i = e.i, j = e.j;
   const int64_t b = t5_bucket<int64_t>(p.k_pos[j] - p.q_pos[i], p.bidirectional != 0, p.shape,
                                        p.thresholds);
   bias[g] = p.table[b * p.n_heads + static_cast<int64_t>(h)];
