@@ -7,6 +7,8 @@
 //   wrong-frequency-exponent  the key is rotated with f_{i+1} = f_i * base^(-2/d) instead of f_i
 //   hqk-wrong-stride (PROOF-MUT-4)  the ALiBi/T5 index split with i = row - h*n_k (n_q expected)
 //   hqk-j-uses-nq (PROOF-MUT-4)     the split with j = g - row*n_q (n_k expected)
+//   t5-table-wrong-stride (PROOF-MUT-4)  T5's table index b*num_buckets + h (n_heads expected),
+//                                   through grid.t5-table-index.int64 (PROOF-IDX-2)
 // The index mutants are copies of grid.hpp's hqk_split with the one change, run through the
 // same claim as the kernels' split (grid.hqk-index.uint32, the type the CUDA kernels use) and
 // replayed on exact integers.
@@ -64,6 +66,23 @@ struct JUsesNqSplit {  // j = g - row * nq
   }
 };
 
+// t5_table_index (grid.hpp) with the stride num_buckets instead of n_heads: b*num_buckets + h.
+struct TableWrongStride {
+  template <class N>
+  N operator()(const N& r, const N& c, const N& rows, const N& /*cols*/) const {
+    return r * rows + c;
+  }
+};
+
+ClaimResult table_mutant() {
+  auto c = grid_index::table_index::prove(
+      "mutant.t5-table-wrong-stride", "PROOF-MUT-4, PROOF-IDX-2", Answer::Counterexample,
+      TableWrongStride{}, {grid_index::table_index::Order::Table},
+      "grid.t5-table-index.int64 with table[b*num_buckets + h] must fail");
+  c.scheme = "mutation";
+  return c;
+}
+
 template <class Split>
 ClaimResult index_mutant(const std::string& name, const std::string& what) {
   auto c = grid_index::prove(name, "PROOF-MUT-4, PROOF-IDX-1", Answer::Counterexample,
@@ -89,6 +108,8 @@ void add_mutation_claims(std::vector<Claim>& out) {
   out.push_back({"mutant.hqk-j-uses-nq", "PROOF-MUT-4", "mutation", Answer::Counterexample, [] {
                    return index_mutant<JUsesNqSplit>("mutant.hqk-j-uses-nq", "j = g - row*n_q");
                  }});
+  out.push_back({"mutant.t5-table-wrong-stride", "PROOF-MUT-4", "mutation",
+                 Answer::Counterexample, table_mutant});
 }
 
 }  // namespace pecheck::proofs

@@ -303,4 +303,106 @@ ClaimResult prove(const std::string& claim_name, const std::string& clause, Answ
   return c;
 }
 
+
+// ---------------------------------------------------------------------------------------------
+// T5's table index (grid.hpp t5_table_index, PROOF-IDX-2): the element (r, c) of a row-major
+// [rows][cols] table is r*cols + c. t5_thread reads table[b][h] = t5_table_index(b, h, n_heads)
+// (rows = num_buckets, cols = n_heads); the SIMD path also writes its transposed copy at
+// t5_table_index(h, b, num_buckets) (rows = n_heads, cols = num_buckets). The index is passed as
+// a callable `index(r, c, rows, cols)` so the mutant can swap in a wrong stride.
+namespace table_index {
+
+struct KernelIndex {
+  template <class N>
+  N operator()(const N& r, const N& c, const N& /*rows*/, const N& cols) const {
+    return kernels::grid::t5_table_index<N>(r, c, cols);
+  }
+};
+
+enum class Order { Table, Transposed };
+inline const char* order_name(Order o) { return o == Order::Table ? "table" : "transposed"; }
+
+// The sizes valid_t5 (src/kernels/common/prep.cpp) accepts: n_heads >= 1, 2 <= num_buckets <=
+// 1024 (4 when bidirectional), product_ok(num_buckets, n_heads, 1): num_buckets*n_heads <= 2^60.
+inline bool host_accepts(__int128 nb, __int128 nh) {
+  return nh >= 1 && nh <= std::numeric_limits<std::int64_t>::max() && nb >= 2 && nb <= 1024 &&
+         nb * nh <= (__int128{1} << 60);
+}
+
+// Queries per order: no-overflow (every * + stays in int64_t), in-range (0 <= index <
+// num_buckets*n_heads). b in [0, num_buckets) is what t5_bucket returns (claims t5.bucket.*);
+// h in [0, n_heads) is what hqk_split returns (PROOF-IDX-1), cast exactly to int64_t.
+template <class Index>
+ClaimResult prove(const std::string& claim_name, const std::string& clause, Answer expected,
+                  Index index, const std::vector<Order>& orders, const std::string& description) {
+  using detail::ge0;
+  auto c = start(claim_name, clause, "kernel", expected, description);
+  const IntRange T = IntRange::int64();
+  c.notes.push_back("index type int64_t; sizes: prep.cpp valid_t5 (n_heads >= 1, 2 <= num_buckets "
+                    "<= 1024, num_buckets*n_heads <= 2^60)");
+  const Term NB = var("num_buckets", Sort::integer()), NH = var("n_heads", Sort::integer()),
+             B = var("b", Sort::integer()), H = var("h", Sort::integer());
+  const std::vector<Term> dom = {
+      le(int_lit(1), NH), le(NH, int_lit(std::numeric_limits<std::int64_t>::max())),
+      le(int_lit(2), NB), le(NB, int_lit(1024)),
+      le(mul(NB, NH), int_lit(std::int64_t{1} << 60)),
+      ge0(B), lt(B, NB), ge0(H), lt(H, NH)};
+  for (Order o : orders) {
+    const bool table = o == Order::Table;
+    const SymIdx b(B, T), h(H, T), nb(NB, T), nh(NH, T);
+    std::vector<ObligationScope::Obligation> obs;
+    const SymIdx idx = [&] {
+      ObligationScope scope;
+      SymIdx r = table ? index(b, h, nb, nh) : index(h, b, nh, nb);
+      obs = scope.obligations();
+      return r;
+    }();
+    auto replay = [index, table, claim_name, clause](const Model& m) {
+      Replay rp;
+      CheckLog log;
+      const IntRange r = IntRange::int64();
+      auto ck = [&](__int128 v) { return Checked{v, &r, &log}; };
+      const __int128 nbv = detail::model_int(m, "num_buckets"), nhv = detail::model_int(m, "n_heads"),
+                     bv = detail::model_int(m, "b"), hv = detail::model_int(m, "h");
+      if (!host_accepts(nbv, nhv) || bv < 0 || bv >= nbv || hv < 0 || hv >= nhv) {
+        rp.message = "model sizes are not accepted by the host check";
+        return rp;
+      }
+      const Checked x = table ? index(ck(bv), ck(hv), ck(nbv), ck(nhv))
+                              : index(ck(hv), ck(bv), ck(nhv), ck(nbv));
+      rp.confirmed = !log.violations.empty() || x.v < 0 || x.v >= nbv * nhv;
+      rp.message = std::string(table ? "table[b][h]" : "transposed [h][b]") +
+                   ": num_buckets = " + Checked::str(nbv) + ", n_heads = " + Checked::str(nhv) +
+                   ", b = " + Checked::str(bv) + ", h = " + Checked::str(hv) + ": index " +
+                   Checked::str(x.v) + " (table size " + Checked::str(nbv * nhv) + ")";
+      for (auto& v : log.violations) rp.message += "; " + v;
+      if (!rp.confirmed) return rp;
+      auto& cx = rp.cx;
+      cx.clause = clause.substr(0, clause.find(','));
+      cx.kind = "property";
+      cx.message = rp.message;
+      cx.function = "pec_t5_bias_f32";
+      auto i64 = [](__int128 v) { return static_cast<std::int64_t>(v); };
+      cx.args = {{"num_buckets", i64(nbv)}, {"n_heads", i64(nhv)}, {"b", i64(bv)}, {"h", i64(hv)}};
+      cx.reproduce = "pecheck prove --only " + claim_name;
+      return rp;
+    };
+    for (int part = 0; part < 2; ++part) {
+      Query qq;
+      qq.name = claim_name + "." + order_name(o) + (part == 0 ? ".no-overflow" : ".in-range");
+      qq.time_limit_s = 10;
+      qq.primary = Backend::Z3;
+      qq.z3_smt_core = true;  // nonlinear integer arithmetic: never Z3's default QF_NIA strategy
+      qq.assumptions = dom;
+      qq.claim = part == 0 ? obligations_hold(obs)
+                           : t_and({ge0(idx.term()), lt(idx.term(), mul(NB, NH))});
+      add_query(c, qq, replay);
+    }
+  }
+  finish(c);
+  return c;
+}
+
+}  // namespace table_index
+
 }  // namespace pecheck::proofs::grid_index

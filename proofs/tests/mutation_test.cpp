@@ -43,5 +43,10 @@ TEST(Mutation, IndexSplitWithNqForNkIsCaught) {
   expect_killed("mutant.hqk-j-uses-nq", "grid.hqk-index.uint32");
 }
 
+// Clause: PROOF-MUT-4, PROOF-IDX-2
+TEST(Mutation, T5TableIndexWithWrongStrideIsCaught) {
+  expect_killed("mutant.t5-table-wrong-stride", "grid.t5-table-index.int64");
+}
+
 }  // namespace
 }  // namespace pecheck::proofs

@@ -17,7 +17,8 @@
 // The index type I is a template parameter: the CUDA host (kernels.cu) launches with uint32_t
 // (faster division on the device) and only when every index fits (fits32, n < 2^31 - 256),
 // and the host emulation (tests/kernels) does the same. The ALiBi/T5 index map is proved for
-// uint32_t, int32_t and int64_t (hqk_split below, PROOF-IDX-1).
+// uint32_t, int32_t and int64_t (hqk_split below, PROOF-IDX-1); the launch's global index and
+// T5's table index are proved too (global_index, t5_table_index, PROOF-IDX-2).
 #pragma once
 
 #include <stdint.h>
@@ -30,12 +31,20 @@
 
 namespace pecheck::kernels::grid {
 
-struct Dim {
-  uint64_t block, block_dim, thread;
+// A thread's coordinates in a 1-D launch. The number type U is a template parameter so that the
+// proofs can instantiate global_index symbolically (PROOF-IDX-2); the kernels use Dim (uint64_t).
+template <class U>
+struct DimOf {
+  U block, block_dim, thread;
 };
+using Dim = DimOf<uint64_t>;
 
-template <class I>
-PEC_HD_FN I global_index(const Dim& d) {
+// block*block_dim + thread, computed in U and converted to the index type I. Proved for the
+// host's launch (kernels.cu: kBlock = 256 threads, ceil(n/256) blocks, fits32(n)) with I =
+// uint32_t: no overflow, the conversion is exact (g < 2^31), and every g in [0, n) is reached by
+// exactly one (block, thread) (claim grid.launch.uint32, PROOF-IDX-2).
+template <class I, class U>
+PEC_HD_FN I global_index(const DimOf<U>& d) {
   return static_cast<I>(d.block * d.block_dim + d.thread);
 }
 
@@ -241,6 +250,17 @@ struct T5Dev {
   const int64_t* k_pos;
 };
 
+// The element (b, h) of T5's [num_buckets][n_heads] table: b*n_heads + h (in int64_t). Used by
+// t5_thread and by the SIMD path's transposition (src/kernels/simd/dispatch.cpp, which also
+// calls it as t5_table_index(h, b, num_buckets) for the [n_heads][num_buckets] copy). Proved
+// (claim grid.t5-table-index.int64, PROOF-IDX-2): for 0 <= b < num_buckets, 0 <= h < n_heads
+// and every num_buckets, n_heads valid_t5 accepts, the index lies in [0, num_buckets*n_heads)
+// without overflow (in both argument orders).
+template <class I>
+PEC_HD_FN I t5_table_index(I b, I h, I n_heads) {
+  return b * n_heads + h;
+}
+
 // One element bias[h][i][j] = table[bucket][h] (t5_bucket, integer thresholds).
 template <class I>
 PEC_HD_FN void t5_thread(const Dim& d, const T5Dev& p, float* bias) {
@@ -253,7 +273,7 @@ PEC_HD_FN void t5_thread(const Dim& d, const T5Dev& p, float* bias) {
   const I h = e.h, i = e.i, j = e.j;
   const int64_t b = t5_bucket<int64_t>(p.k_pos[j] - p.q_pos[i], p.bidirectional != 0, p.shape,
                                        p.thresholds);
-  bias[g] = p.table[b * p.n_heads + static_cast<int64_t>(h)];
+  bias[g] = p.table[t5_table_index<int64_t>(b, static_cast<int64_t>(h), p.n_heads)];
 }
 
 }  // namespace pecheck::kernels::grid

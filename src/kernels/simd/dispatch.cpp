@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/common/prep.hpp"
+#include "kernels/shared/grid.hpp"
 #include "kernels/shared/t5_arith.hpp"
 #include "kernels/simd/isa.hpp"
 #include "kernels/simd/simd.hpp"
@@ -182,7 +183,9 @@ int t5_bias_f32(Path p, const pec_t5_args* a, float* bias) {
     std::vector<float> table_t(static_cast<size_t>(a->num_buckets * a->n_heads));
     for (int64_t b = 0; b < a->num_buckets; ++b) {
       for (int64_t h = 0; h < a->n_heads; ++h) {
-        table_t[static_cast<size_t>(h * a->num_buckets + b)] = a->table[b * a->n_heads + h];
+        // grid.hpp's t5_table_index: the same index as t5_thread's (PROOF-IDX-2).
+        table_t[static_cast<size_t>(grid::t5_table_index<int64_t>(h, b, a->num_buckets))] =
+            a->table[grid::t5_table_index<int64_t>(b, h, a->n_heads)];
       }
     }
     std::vector<int32_t> buckets(static_cast<size_t>(a->n_k));
