@@ -10,6 +10,14 @@
 
 namespace pecheck::proofs {
 namespace {
+
+// "x" + std::to_string(i) without operator+(const char*, string&&), which trips a GCC 12
+// -Wrestrict false positive.
+std::string indexed(const char* prefix, int i) {
+  std::string s(prefix);
+  s += std::to_string(i);
+  return s;
+}
 using rope_model::cos_of;
 using rope_model::sin_of;
 
@@ -73,10 +81,10 @@ struct Projected {
 Replay replay_projected(const Model& md) {
   Projected p{};
   for (int i = 0; i < 2; ++i) {
-    p.x[i] = static_cast<float>(md.real("x" + std::to_string(i)));
-    p.y[i] = static_cast<float>(md.real("y" + std::to_string(i)));
+    p.x[i] = static_cast<float>(md.real(indexed("x", i)));
+    p.y[i] = static_cast<float>(md.real(indexed("y", i)));
   }
-  for (int i = 0; i < 4; ++i) p.w[i] = static_cast<float>(md.real("w" + std::to_string(i)));
+  for (int i = 0; i < 4; ++i) p.w[i] = static_cast<float>(md.real(indexed("w", i)));
   p.m = 0;
   p.n = 1;
   p.t = 1;
@@ -123,9 +131,9 @@ ClaimResult projected() {
     q.assumptions.push_back(le(v, real_lit(4)));
     return v;
   };
-  for (int i = 0; i < 2; ++i) x.push_back(bounded("x" + std::to_string(i)));
-  for (int i = 0; i < 2; ++i) y.push_back(bounded("y" + std::to_string(i)));
-  for (int i = 0; i < 4; ++i) w.push_back(bounded("w" + std::to_string(i)));
+  for (int i = 0; i < 2; ++i) x.push_back(bounded(indexed("x", i)));
+  for (int i = 0; i < 2; ++i) y.push_back(bounded(indexed("y", i)));
+  for (int i = 0; i < 4; ++i) w.push_back(bounded(indexed("w", i)));
   // d_model = 2: one frequency, f_0 = base^0 = 1, p_pos = (sin pos, cos pos) (SIN-LAYOUT-1).
   // The positions are literals, so cos(pos) and sin(pos) are plain variables constrained by
   // cos^2 + sin^2 = 1 (a pure nonlinear real problem, which Z3's nlsat decides).

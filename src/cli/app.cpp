@@ -9,6 +9,8 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <charconv>
+#include <cstdint>
 #include <cstdio>
 #include <exception>
 #include <string>
@@ -50,6 +52,17 @@ DeferSignals::DeferSignals() {
 }
 
 DeferSignals::~DeferSignals() { sigprocmask(SIG_SETMASK, &old_, nullptr); }
+
+CLI::Validator seed_check() {
+  return CLI::Validator(
+      [](std::string& v) {
+        std::uint64_t x = 0;
+        const auto r = std::from_chars(v.data(), v.data() + v.size(), x);
+        const bool ok = !v.empty() && r.ec == std::errc() && r.ptr == v.data() + v.size();
+        return ok ? std::string() : std::string("must be an integer in [0, 2^64)");
+      },
+      "SEED");
+}
 
 void build_app(CLI::App& app, Runner& run) {
   app.description("pecheck: verification of transformer positional encodings");

@@ -24,6 +24,7 @@ void register_classify(CLI::App& app, Runner& run) {
       ->check(CLI::IsMember({"table", "json"}))
       ->capture_default_str();
   sub->add_option("--seed", *seed, "Seed of the property runs (same seed, same output)")
+      ->check(seed_check())
       ->capture_default_str();
   sub->add_option("--only", *only,
                   "Classify only the encoding with this name (e.g. rope-neox-yarn)");

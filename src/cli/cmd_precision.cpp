@@ -98,7 +98,7 @@ void register_precision(CLI::App& app, Runner& run) {
   sub->add_option("--max-position", opts->max_position, "largest position (default 2^31-1)");
   sub->add_option("--out", opts->out, "output folder for the CSV and SVG (default precision-report)");
   sub->add_option("--samples", opts->samples, "random vectors per position (RoPE, default 4)");
-  sub->add_option("--seed", opts->seed, "seed of the random vectors (default 1)");
+  sub->add_option("--seed", opts->seed, "seed of the random vectors (default 1)")->check(seed_check());
   sub->add_option("--rotary-dim", opts->rotary_dim, "RoPE rotary_dim / sinusoidal d_model (default 128)");
   sub->add_option("--base", opts->base, "frequency base (default 10000)");
   sub->callback([opts, &run] { run = [opts] { return run_precision(*opts); }; });

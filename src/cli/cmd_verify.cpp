@@ -92,7 +92,8 @@ void register_verify(CLI::App& app, Runner& run) {
   sub->add_option("--kernel", args->kernel, "plug-in shared library (.so)")->required();
   sub->add_option("--report", args->report_dir, "write DIR/report.json, report.md, report.html");
   sub->add_option("--junit", args->junit, "write JUnit XML to FILE");
-  sub->add_option("--seed", args->seed, "seed of the case generators (same seed, same result)");
+  sub->add_option("--seed", args->seed, "seed of the case generators (same seed, same result)")
+      ->check(seed_check());
   sub->add_option("--budget-seconds", args->budget_seconds, "wall-clock budget of the run (0 = none)")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--max-position", args->max_position, "largest position generated")

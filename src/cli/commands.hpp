@@ -17,6 +17,10 @@ void register_precision(CLI::App& app, Runner& run);
 void register_verify(CLI::App& app, Runner& run);
 void register_prove(CLI::App& app, Runner& run);
 
+// A --seed value: an integer in [0, 2^64), parsed exactly (CLI11 alone wraps "-1" to
+// 2^64-1 and saturates values past 2^64).
+CLI::Validator seed_check();
+
 // The whole command line (cli/app.cpp): every subcommand registered on `app`.
 void build_app(CLI::App& app, Runner& run);
 // main(): parse, run, map errors to pecheck::exit_code; SIGINT/SIGTERM exit 130.

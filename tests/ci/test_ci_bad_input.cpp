@@ -248,6 +248,9 @@ TEST(BadUsage, EachIsOneLineAndExit2) {
       {"--kernel", k, "--budget-seconds", "-1"},
       {"--kernel", k, "--call-timeout", "0"},
       {"--kernel", k, "--format", "xml"},
+      {"--kernel", k, "--seed", "-1"},
+      {"--kernel", k, "--seed", "1e3"},
+      {"--kernel", k, "--seed", "18446744073709551616"},
       {"--kernel", k, "--colour"},
   };
   for (auto c : cases) {

@@ -90,6 +90,8 @@ TEST(PrecisionCommand, BinaryPrintsFirstExceedingPositionsAndExitStatuses) {
   EXPECT_EQ(r.status, pecheck::exit_code::usage) << r.out;
   r = run_cmd("precision --scheme rope --max-position -5 --out " + d.string());
   EXPECT_EQ(r.status, pecheck::exit_code::usage) << r.out;
+  r = run_cmd("precision --scheme rope --seed -1 --out " + d.string());
+  EXPECT_EQ(r.status, pecheck::exit_code::usage) << r.out;
   r = run_cmd("precision --scheme rope --rotary-dim 96 --base 500000 --max-position 300 --samples 1 --out " + d.string());
   EXPECT_EQ(r.status, pecheck::exit_code::ok) << r.out;
   r = run_cmd("precision --scheme rope --rotary-dim 7 --out " + d.string());

@@ -252,6 +252,10 @@ TEST(ClassifyCli, JsonAndBadUsage) {
   EXPECT_NE(err.find("unknown encoding"), std::string::npos) << err;
   err.clear();
   EXPECT_EQ(run("classify --seed notanumber", &err), 2) << err;
+  for (const char* seed : {"-1", "18446744073709551616"}) {  // no wrap-around, no saturation
+    err.clear();
+    EXPECT_EQ(run(std::string("classify --seed ") + seed, &err), 2) << seed << ": " << err;
+  }
 }
 #endif
 
