@@ -25,7 +25,8 @@ fs::path write_temp(const fs::path& path, std::string_view content) {
   fs::path dir = path.parent_path().empty() ? fs::path(".") : path.parent_path();
   std::string name = ".";  // appended, not "." + string&& (GCC 12 -Wrestrict false positive)
   name += path.filename().string();
-  name += ".tmp.XXXXXX";  // mkstemp's template
+  name += ".tmp.";
+  name.append(6, 'X');  // mkstemp replaces the six trailing X
   std::string tmpl = (dir / name).string();
   int fd = ::mkstemp(tmpl.data());
   if (fd < 0) fail(path, errno);
