@@ -11,8 +11,18 @@ namespace pecheck::verifier {
 
 namespace detail {
 
-// Greedy shrinking: take the first candidate that fails the same way, start over; stop when no
-// candidate fails, after `max_evals` evaluations or at `deadline` (monotonic seconds).
+// Failure kinds that are one class for shrinking: a NaN where a number was due and a number
+// outside the budget are both "the value is wrong" (an fp16 position is off by a little from
+// 2049 and overflows to NaN past 65504: one bug, and the smallest input shows the first).
+// Everything else (crash, out-of-bounds write, rejection, ...) only shrinks to its own kind.
+inline bool same_failure_class(const std::string& a, const std::string& b) {
+  auto wrong_value = [](const std::string& k) { return k == "mismatch" || k == "nan"; };
+  return a == b || (wrong_value(a) && wrong_value(b));
+}
+
+// Greedy shrinking: take the first candidate that fails the same way (same clause, same
+// failure class), start over; stop when no candidate fails, after `max_evals` evaluations or
+// at `deadline` (monotonic seconds).
 template <class Case>
 std::int64_t shrink(Ctx& ctx, const CheckDef<Case>& def, Case& best, Failure& fail, double deadline) {
   constexpr std::int64_t kMaxEvals = 2000;
@@ -25,7 +35,7 @@ std::int64_t shrink(Ctx& ctx, const CheckDef<Case>& def, Case& best, Failure& fa
       if (evals >= kMaxEvals || now_seconds() > deadline) break;
       ++evals;
       auto g = def.evaluate(ctx, cand);
-      if (g && g->kind == fail.kind && g->clause == fail.clause) {
+      if (g && same_failure_class(g->kind, fail.kind) && g->clause == fail.clause) {
         best = std::move(cand);
         fail = std::move(*g);
         ++steps;
