@@ -55,6 +55,7 @@ inline std::string reproduce_line(const VerifyOptions& o, const std::string& che
   s += " --seed " + std::to_string(o.seed);
   if (o.max_position != VerifyOptions{}.max_position) s += " --max-position " + std::to_string(o.max_position);
   if (o.contract != "logits") s += " --contract " + o.contract;
+  if (!o.regressions) s += " --no-regressions";  // the same run: no vectors replayed first
   s += " --only " + check;
   return s;
 }
