@@ -47,7 +47,8 @@ void check_reference(const po::Budget& row) {
   po::rope_block_exact(a, xf.data(), ex.data(), theta.data());
   for (std::int64_t i = 0; i < d / 2; ++i) {
     const auto [la, lb] = ref::rope_pair(c, i);
-    const po::BudgetInputs in{std::fabs(xf[la]) + std::fabs(xf[lb]), std::fabs(theta[i].hi)};
+    const po::BudgetInputs in{std::fabs(xf[la]) + std::fabs(xf[lb]), std::fabs(theta[i].hi), static_cast<double>(i),
+                              std::log(c.base) * 2.0 * static_cast<double>(i) / static_cast<double>(d)};
     for (auto l : {la, lb}) {
       const double err = std::fabs((static_cast<double>(y[l]) - ex[l].hi) - ex[l].lo);
       RC_ASSERT(row.units(err, in) <= 1.0);

@@ -17,6 +17,7 @@
 #include "core/error.hpp"
 #include "report/json.hpp"
 #include "report/write.hpp"
+#include "verify/accuracy.hpp"
 #include "verify/shard.hpp"
 #include "verify/verify.hpp"
 
@@ -38,6 +39,10 @@ struct VerifyArgs {
   std::string corpus;      // CI gate (README "CI gate"): failure corpus,
   std::string shard;       // I/N split,
   bool no_regressions = false;  // and the shipped regression vectors
+  std::vector<std::string> accuracy;  // --accuracy CLASS | scheme=CLASS[,...] (repeatable)
+  bool strict = false;
+  std::int64_t only_case = -1;
+  std::string domain;
 };
 
 int run_verify(const VerifyArgs& a) {
@@ -51,6 +56,12 @@ int run_verify(const VerifyArgs& a) {
   o.kernel_label = a.kernel;
   o.corpus_dir = a.corpus;
   o.regressions = !a.no_regressions;
+  for (const auto& spec : a.accuracy) {
+    for (const auto& [scheme, cls] : verifier::parse_accuracy(spec)) o.accuracy[scheme] = cls;
+  }
+  o.strict = a.strict;
+  o.only_case = a.only_case;
+  o.domain = a.domain;
   if (!a.shard.empty()) {
     const verifier::Shard s = verifier::parse_shard(a.shard);
     o.shard_index = s.index, o.shard_count = s.count;
@@ -108,6 +119,18 @@ void register_verify(CLI::App& app, Runner& run) {
                   "failure corpus DIR: replay its cases first, store every new counterexample there");
   sub->add_option("--shard", args->shard, "run shard I of N (I/N, 0-based): N runners cover one run");
   sub->add_flag("--no-regressions", args->no_regressions, "do not replay the shipped regression vectors first");
+  sub->add_option("--accuracy", args->accuracy,
+                  "accuracy class judged by the oracle and shift checks: CLASS for every scheme that has it, or "
+                  "scheme=CLASS[,scheme=CLASS] (rope: accurate, reference, fma, powf, ggml, field; alibi: reference, "
+                  "powf, field; sinusoidal: accurate, reference, field). Default: field");
+  sub->add_flag("--strict", args->strict,
+                "ABI conformance mode for library authors: also require the argument-hygiene rejections (tier B of "
+                "spec/abi.md: NULL arrays, non-finite scalars, sizes and positions outside the domain)");
+  sub->add_option("--case", args->only_case, "run only case index I of each selected check (a worst-case replay)")
+      ->check(CLI::NonNegativeNumber);
+  sub->add_option("--domain", args->domain,
+                  "declared domain of the kernel (spec/abi.md ABI-DOM-*): 'key=v[,v];...' or a file; generation stays "
+                  "inside it, rejections outside it are accepted");
   sub->callback([&run, args] { run = [args] { return run_verify(*args); }; });
 }
 

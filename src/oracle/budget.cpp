@@ -66,13 +66,13 @@ std::vector<Budget> parse_table(std::string_view text) {
     auto f = split_tabs(line);
     if (!header) {
       header = true;  // the column names; checked by tests/oracle against the documented order
-      if (f.size() != 12 || f[0] != "scheme") {
+      if (f.size() != 15 || f[0] != "scheme") {
         throw std::logic_error("spec/budgets.tsv: unexpected header");
       }
       continue;
     }
-    if (f.size() != 12) {
-      throw std::logic_error("spec/budgets.tsv line " + std::to_string(n) + ": expected 12 columns");
+    if (f.size() != 15) {
+      throw std::logic_error("spec/budgets.tsv line " + std::to_string(n) + ": expected 15 columns");
     }
     Budget b;
     b.scheme = f[0];
@@ -85,9 +85,12 @@ std::vector<Budget> parse_table(std::string_view text) {
     b.c_angle = parse_number(f[6], n);
     b.c_out = parse_number(f[7], n);
     b.c_floor = parse_number(f[8], n);
-    b.max_position = static_cast<std::int64_t>(parse_number(f[9], n));
-    b.clause = f[10];
-    b.note = f[11];
+    b.c_kconst = parse_number(f[9], n);
+    b.c_kangle = parse_number(f[10], n);
+    b.c_logb = parse_number(f[11], n);
+    b.max_position = static_cast<std::int64_t>(parse_number(f[12], n));
+    b.clause = f[13];
+    b.note = f[14];
     rows.push_back(std::move(b));
   }
   return rows;
@@ -98,8 +101,9 @@ std::vector<Budget> parse_table(std::string_view text) {
 double Budget::bound(const BudgetInputs& in) const {
   const double m = std::fabs(in.magnitude);
   const double th = std::fabs(in.angle);
-  const double rel = c_const * format_info(arith).unit_roundoff +
-                     c_angle * th * format_info(angle_fmt).unit_roundoff +
+  const double k = std::fabs(in.index), lf = std::fabs(in.log_freq);
+  const double rel = (c_const + c_kconst * k) * format_info(arith).unit_roundoff +
+                     (c_angle + c_kangle * k + c_logb * lf) * th * format_info(angle_fmt).unit_roundoff +
                      c_out * format_info(storage).unit_roundoff;
   return m * rel + c_floor * format_info(storage).min_subnormal;
 }
@@ -145,9 +149,11 @@ double t5_magnitude(std::int64_t dist, std::int64_t exact, std::int64_t nb,
 }
 
 double rope_score_bound(const Budget& row, std::span<const double> q, std::span<const double> k,
-                        std::span<const double> theta_m, std::span<const double> theta_n) {
+                        std::span<const double> theta_m, std::span<const double> theta_n,
+                        std::span<const double> log_freq) {
   const std::size_t d = q.size();
-  if (k.size() != d || d % 2 != 0 || theta_m.size() != d / 2 || theta_n.size() != d / 2) {
+  if (k.size() != d || d % 2 != 0 || theta_m.size() != d / 2 || theta_n.size() != d / 2 ||
+      (!log_freq.empty() && log_freq.size() != d / 2)) {
     throw InvalidArgument("PREC-SCORE-1", "rope_score_bound: inconsistent vector lengths");
   }
   const double u = format_info(row.arith).unit_roundoff;
@@ -161,8 +167,11 @@ double rope_score_bound(const Budget& row, std::span<const double> q, std::span<
   for (std::size_t i = 0; i < h; ++i) {
     const double pq = std::fabs(q[i]) + std::fabs(q[i + h]);
     const double pk = std::fabs(k[i]) + std::fabs(k[i + h]);
-    const double em = row.c_const * u + row.c_angle * ua * std::fabs(theta_m[i]);
-    const double en = row.c_const * u + row.c_angle * ua * std::fabs(theta_n[i]);
+    // The per-pair angle coefficient of the row (c_kangle, c_logb: pair index and |ln f_i|).
+    const double ca = row.c_angle + row.c_kangle * static_cast<double>(i) +
+                      row.c_logb * (log_freq.empty() ? 0.0 : std::fabs(log_freq[i]));
+    const double em = row.c_const * u + ca * ua * std::fabs(theta_m[i]);
+    const double en = row.c_const * u + ca * ua * std::fabs(theta_n[i]);
     total += pq * pk * (1.5 * (em + en) + em * en);
     total += static_cast<double>(d + 1) * u * 1.5 * pq * pk * (1 + em) * (1 + en);
   }

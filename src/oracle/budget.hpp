@@ -4,13 +4,18 @@
 // A row gives, for (scheme, dtype, variant), the absolute error bound an honest implementation
 // may have against the exact value (derivations: spec/contracts.md, PREC-*):
 //
-//   bound = M * (c_const * u(arith) + c_angle * |theta| * u(angle) + c_out * u(dtype))
-//           + c_floor * min_subnormal(dtype)
+//   bound = M * ((c_const + c_kconst k) u(arith) + (c_angle + c_kangle k + c_logb L) |theta| u(angle)
+//                + c_out u(dtype)) + c_floor * min_subnormal(dtype)
 //
 // with u(F) = 2^-precision(F) the unit roundoff and the inputs
 //   M      magnitude: RoPE |xa| + |xb|; ALiBi |exact bias|; sinusoidal 1;
 //          T5 the condition number of the bucket formula (see t5_magnitude)
 //   theta  |angle| in radians (RoPE, sinusoidal), 0 otherwise.
+//   k      RoPE/sinusoidal: the pair index i (a running product's error grows with it);
+//          ALiBi: the power k of the slope's base (repeated-powf slopes); 0 elsewhere.
+//   L      |ln f_i| of the pair's frequency (the exponent rounding of powf-style formulas).
+// A row with c_kconst = c_kangle = c_logb = 0 ignores k and L: callers that do not know them
+// get the tightest reading of such rows (never a looser one).
 // Tests and the command line read budgets only through this accessor: no tolerance literals.
 #pragma once
 
@@ -27,6 +32,8 @@ namespace pecheck::oracle {
 struct BudgetInputs {
   double magnitude = 1.0;
   double angle = 0.0;
+  double index = 0.0;     // k: RoPE/sinusoidal pair index i; ALiBi slope power (PREC-ALIBI-3)
+  double log_freq = 0.0;  // L = |ln f_i| of the pair's frequency (ln(base) 2i/d), RoPE/sinusoidal
 };
 
 struct Budget {
@@ -37,6 +44,7 @@ struct Budget {
   Format arith = Format::F32;  // format of the arithmetic
   Format angle_fmt = Format::F32;  // format the angle is formed in
   double c_const = 0, c_angle = 0, c_out = 0, c_floor = 0;
+  double c_kconst = 0, c_kangle = 0, c_logb = 0;  // per k and per L terms (see the top)
   std::int64_t max_position = 0;  // domain: positions in [0, max_position]
   std::string clause;             // contract clause in spec/contracts.md
   std::string note;
@@ -71,7 +79,9 @@ double t5_magnitude(std::int64_t dist, std::int64_t exact, std::int64_t nb,
 //   eps_p,i = c_const u + c_angle u_angle |theta_p,i|,   Pq_i = |q_a| + |q_b| of pair i.
 // theta_m/theta_n: the exact angles of each pair at m and n. A shift by delta moves the float
 // score by at most bound(m, n) + bound(m + delta, n + delta).
+// log_freq: |ln f_i| per pair (empty = 0), for rows with c_logb; the pair index is i.
 double rope_score_bound(const Budget& row, std::span<const double> q, std::span<const double> k,
-                        std::span<const double> theta_m, std::span<const double> theta_n);
+                        std::span<const double> theta_m, std::span<const double> theta_n,
+                        std::span<const double> log_freq = {});
 
 }  // namespace pecheck::oracle

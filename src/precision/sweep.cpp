@@ -12,6 +12,11 @@
 namespace pecheck::precision {
 namespace {
 
+// |ln f_i| for f_i = base^(-2i/d): the L input of budget rows with c_logb (spec/budgets.tsv).
+double log_freq(double base, std::int64_t i, std::int64_t d) {
+  return std::log(base) * 2.0 * static_cast<double>(i) / static_cast<double>(d);
+}
+
 using oracle::DoubleDouble;
 using oracle::Format;
 
@@ -62,7 +67,8 @@ SweepPoint measure_rope(const Variant& v, const SweepOptions& o, std::int64_t po
       const std::size_t ia = static_cast<std::size_t>(h * d + i), ib = ia + static_cast<std::size_t>(half);
       double ya, yb;
       rope_variant_pair(v, o.dtype, {position, 1.0, o.base, i, d}, x[ia], x[ib], ya, yb);
-      const oracle::BudgetInputs in{std::fabs(x[ia]) + std::fabs(x[ib]), std::fabs(theta[static_cast<std::size_t>(i)].hi)};
+      const oracle::BudgetInputs in{std::fabs(x[ia]) + std::fabs(x[ib]), std::fabs(theta[static_cast<std::size_t>(i)].hi),
+                                    static_cast<double>(i), log_freq(o.base, i, d)};
       account(pt, ya, y[ia], o.dtype, b, in);
       account(pt, yb, y[ib], o.dtype, b, in);
     }
@@ -83,7 +89,8 @@ SweepPoint measure_sinusoidal(const Variant& v, const SweepOptions& o, std::int6
   for (std::int64_t i = 0; i < half; ++i) {
     double s, c;
     sinusoidal_variant(v, o.dtype, {position, 1.0, o.base, i, d}, s, c);
-    const oracle::BudgetInputs in{1.0, std::fabs(theta[static_cast<std::size_t>(i)].hi)};
+    const oracle::BudgetInputs in{1.0, std::fabs(theta[static_cast<std::size_t>(i)].hi), static_cast<double>(i),
+                                  log_freq(o.base, i, d)};
     account(pt, c, y[static_cast<std::size_t>(i)], o.dtype, b, in);
     account(pt, s, y[static_cast<std::size_t>(i + half)], o.dtype, b, in);
   }

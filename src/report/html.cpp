@@ -3,6 +3,7 @@
 // counterexample.
 #include <fmt/format.h>
 
+#include "report/accuracy.hpp"
 #include "report/svg_plot.hpp"
 #include "report/write.hpp"
 
@@ -139,6 +140,7 @@ std::string render_html(const VerifyResult& r) {
     if (!c.reason.empty()) o += "<p>Reason: " + esc(c.reason) + "</p>\n";
     plot_html(o, c);
     if (c.counterexample) counterexample_html(o, *c.counterexample);
+    accuracy_html(o, c);
     o += "</section>\n";
   }
   o += "</body></html>\n";

@@ -205,6 +205,71 @@ Counterexample counterexample_from_json(const ojson& j) try {
   throw UsageError(std::string("report JSON: counterexample: ") + e.what());
 }
 
+ojson accuracy_json(const Accuracy& a) {
+  ojson o;
+  o["class"] = a.accuracy_class;
+  ojson g = ojson::array();
+  for (const auto& x : a.grades) g.push_back(ojson{{"class", x.name}, {"max_units", json_real(x.max_units)}, {"met", x.met()}});
+  o["grades"] = std::move(g);
+  o["pin"] = a.pin;
+  if (a.worst) {
+    ojson w;
+    ojson args = ojson::object();  // ordered_json: ABI order kept, as in counterexamples
+    for (const auto& ar : a.worst->args) args[ar.name] = arg_json(ar.value);
+    ojson inputs = ojson::array();
+    for (const auto& t : a.worst->inputs) inputs.push_back(tensor_json(t));
+    w["element"] = worst_json(a.worst->element);
+    w["args"] = std::move(args);
+    w["inputs"] = std::move(inputs);
+    w["case_index"] = a.worst->case_index;
+    w["reproduce"] = a.worst->reproduce;
+    o["worst"] = std::move(w);
+  }
+  ojson prof = ojson::array();
+  for (const auto& p : a.profile) {
+    prof.push_back(ojson{{"octave", p.octave}, {"max_units", json_real(p.max_units)}, {"max_ulps", json_real(p.max_ulps)},
+                         {"position_error", p.position_error ? json_real(*p.position_error) : ojson(nullptr)},
+                         {"elements", p.elements}});
+  }
+  o["profile"] = std::move(prof);
+  o["largest_position"] = a.largest_position ? ojson(*a.largest_position) : ojson(nullptr);
+  o["resolved_up_to"] = a.resolved_up_to ? ojson(*a.resolved_up_to) : ojson(nullptr);
+  ojson held = ojson::object();
+  for (const auto& [k, v] : a.class_held_up_to) held[k] = v;
+  o["class_held_up_to"] = std::move(held);
+  return o;
+}
+
+Accuracy accuracy_from_json(const ojson& j) {
+  Accuracy a;
+  a.accuracy_class = j.at("class").get<std::string>();
+  for (const auto& g : j.at("grades")) a.grades.push_back({g.at("class").get<std::string>(), real_from_json(g.at("max_units"))});
+  a.pin = j.at("pin").get<std::string>();
+  if (j.contains("worst")) {
+    const auto& w = j.at("worst");
+    WorstCase wc;
+    wc.element = worst_from_json(w.at("element"));
+    for (const auto& [k, v] : w.at("args").items()) wc.args.push_back({k, arg_from_json(v)});
+    for (const auto& t : w.at("inputs")) wc.inputs.push_back(tensor_from_json(t));
+    wc.case_index = w.at("case_index").get<std::int64_t>();
+    wc.reproduce = w.at("reproduce").get<std::string>();
+    a.worst = std::move(wc);
+  }
+  for (const auto& p : j.at("profile")) {
+    OctaveRow r;
+    r.octave = p.at("octave").get<std::int64_t>();
+    r.max_units = real_from_json(p.at("max_units"));
+    r.max_ulps = real_from_json(p.at("max_ulps"));
+    if (!p.at("position_error").is_null()) r.position_error = real_from_json(p.at("position_error"));
+    r.elements = p.at("elements").get<std::int64_t>();
+    a.profile.push_back(r);
+  }
+  if (!j.at("largest_position").is_null()) a.largest_position = j.at("largest_position").get<std::int64_t>();
+  if (!j.at("resolved_up_to").is_null()) a.resolved_up_to = j.at("resolved_up_to").get<std::int64_t>();
+  for (const auto& [k, v] : j.at("class_held_up_to").items()) a.class_held_up_to.emplace_back(k, v.get<std::int64_t>());
+  return a;
+}
+
 ojson to_json(const CheckResult& c) {
   ojson o;
   o["name"] = c.name;
@@ -225,6 +290,7 @@ ojson to_json(const CheckResult& c) {
   ojson series = ojson::array();
   for (const auto& s : c.series) series.push_back(series_json(s));
   o["series"] = std::move(series);
+  if (c.accuracy) o["accuracy"] = accuracy_json(*c.accuracy);
   return o;
 }
 
@@ -300,6 +366,7 @@ VerifyResult verify_result_from_json(const ojson& j) {
       if (!c.at("max_ulps").is_null()) cr.max_ulps = real_from_json(c.at("max_ulps"));
       if (c.contains("counterexample")) cr.counterexample = counterexample_from_json(c.at("counterexample"));
       for (const auto& s : c.at("series")) cr.series.push_back(series_from_json(s));
+      if (c.contains("accuracy")) cr.accuracy = accuracy_from_json(c.at("accuracy"));
       r.checks.push_back(std::move(cr));
     }
     return r;

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "report/accuracy.hpp"
 #include "report/write.hpp"
 
 namespace pecheck::report {
@@ -109,6 +110,7 @@ std::string render_markdown(const VerifyResult& r) {
     any = true;
     counterexample_md(o, c, *c.counterexample);
   }
+  accuracy_markdown(o, r);
   return o;
 }
 
@@ -138,6 +140,7 @@ std::string render_text(const VerifyResult& r) {
       }
       if (!cx.reproduce.empty()) o += "           reproduce: " + cx.reproduce + "\n";
     }
+    accuracy_text(o, c);
   }
   if (!r.missing.empty()) o += "  not exported (their checks skipped): " + join(r.missing, ", ") + "\n";
   o += fmt::format("verdict: {} ({} pass, {} fail, {} skipped, {} undecided/error) in {} s\n", r.verdict(),

@@ -109,6 +109,46 @@ struct ErrorSeries {
   std::optional<double> budget;      // the contract line drawn on the plot, in `unit`
 };
 
+// Accuracy of an oracle check (issue "Verdicts that hold on real kernels"; spec/contracts.md,
+// "Accuracy classes"): the run's error in units of every accuracy class of the scheme, the run's
+// worst element with its full case, and the error per position octave. Evidence from the cases
+// run, never a proof.
+struct ClassGrade {
+  std::string name;       // class = budgets.tsv variant, e.g. "powf"
+  double max_units = 0;   // largest error over every compared element, in this class's bound
+  bool met() const { return max_units <= 1.0; }
+};
+
+struct WorstCase {
+  WorstElement element;             // in units of the chosen class (contract_units)
+  std::vector<Arg> args;            // the whole case, as for counterexamples
+  std::vector<Tensor> inputs;
+  std::int64_t case_index = 0;      // case i of the seed (replay with --case i)
+  std::string reproduce;
+};
+
+struct OctaveRow {
+  std::int64_t octave = -1;         // positions in [2^octave, 2^(octave+1)); -1: position 0
+  double max_units = 0;             // chosen class units
+  double max_ulps = 0;
+  std::optional<double> position_error;  // RoPE: max error at the fastest pair / its angular
+                                         // step, in positions (>= 0.5: p and p+1 blur)
+  std::int64_t elements = 0;
+};
+
+struct Accuracy {
+  std::string accuracy_class;       // the class the verdict used
+  std::vector<ClassGrade> grades;   // tightest first (the scheme's class order)
+  std::string pin;                  // option that pins the tightest class met, "" when none
+  std::optional<WorstCase> worst;
+  std::vector<OctaveRow> profile;   // increasing octaves
+  std::optional<std::int64_t> largest_position;   // largest position tested
+  std::optional<std::int64_t> resolved_up_to;     // RoPE: every tested position <= this has
+                                                  // position_error < 0.5
+  std::vector<std::pair<std::string, std::int64_t>> class_held_up_to;  // class -> largest tested
+                                                  // position up to which every element met it
+};
+
 struct CheckResult {
   std::string name;        // stable id used by --only, e.g. "rope.oracle"
   std::string scheme;      // rope | alibi | t5 | sinusoidal | learned | abi
@@ -123,6 +163,7 @@ struct CheckResult {
   std::optional<double> max_ulps;  // largest error seen over passing cases, when measured
   std::optional<Counterexample> counterexample;  // present iff status == Fail
   std::vector<ErrorSeries> series;               // for the plot; may be empty
+  std::optional<Accuracy> accuracy;              // oracle checks that measured elements
 };
 
 // The options the run used, echoed so that a report replays.
@@ -133,7 +174,8 @@ struct RunOptions {
   std::string contract = "logits";      // logits | softmax
   std::vector<std::string> only;        // --only CHECK (empty: all)
   std::string shard;                    // "I/N" or empty
-  std::vector<std::pair<std::string, std::string>> extra;  // anything else, in order
+  std::vector<std::pair<std::string, std::string>> extra;  // anything else, in order (accuracy
+                                                           // classes, strict, declared domain)
 };
 
 struct VerifyResult {

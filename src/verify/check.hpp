@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "report/result.hpp"
+#include "verify/accuracy.hpp"
 #include "verify/cases.hpp"
 #include "verify/run.hpp"
 #include "verify/verify.hpp"
@@ -36,6 +37,8 @@ struct Ctx {
   double max_ulps = -1;
   std::map<std::int64_t, double> series;  // position -> largest error in contract units
   std::vector<std::string> notes;         // e.g. ambiguous T5 boundaries met
+  AccuracyTrack acc;                      // oracle checks: every class, worst case, profile
+  std::int64_t case_index = 0;            // the case being evaluated (for the worst case)
 
   bool softmax() const { return opt.contract == "softmax"; }
   void observe(std::int64_t position, double ulps, double units);
@@ -49,6 +52,7 @@ struct CheckDef {
   std::int64_t cases = 100;
   std::function<Case(Rng&, const GenParams&)> generate;
   std::function<std::optional<Failure>(Ctx&, const Case&)> evaluate;
+  bool grade_all = false;  // oracle checks: run every case even after a wrong value (accuracy)
 };
 
 struct CorpusEntry;  // verify/corpus.hpp

@@ -56,6 +56,9 @@ inline std::string reproduce_line(const VerifyOptions& o, const std::string& che
   if (o.max_position != VerifyOptions{}.max_position) s += " --max-position " + std::to_string(o.max_position);
   if (o.contract != "logits") s += " --contract " + o.contract;
   if (!o.regressions) s += " --no-regressions";  // the same run: no vectors replayed first
+  for (const auto& [scheme, cls] : o.accuracy) s += " --accuracy " + scheme + "=" + cls;
+  if (o.strict) s += " --strict";
+  if (!o.domain.empty()) s += " --domain '" + o.domain + "'";
   s += " --only " + check;
   return s;
 }
@@ -82,6 +85,7 @@ AnyCheck make_check(CheckDef<Case> def) {
     res.status = report::CheckStatus::Pass;
     for (std::int64_t i = 0; i < n; ++i) {
       if (i % shards != o.shard_index) continue;
+      if (o.only_case >= 0 && i != o.only_case) continue;
       // The budget never cuts a check below its first kMinCasesPerCheck cases: on a loaded CI
       // runner a correct kernel must still pass, not time out (README "CI gate", flakiness).
       if (deadline > 0 && res.cases >= detail::kMinCasesPerCheck && now_seconds() > deadline) {
@@ -96,9 +100,10 @@ AnyCheck make_check(CheckDef<Case> def) {
       }
       Rng r = Rng::for_case(o.seed, def.name, static_cast<std::uint64_t>(i));
       Case c = def.generate(r, gp);
+      ctx.case_index = i;
       auto f = def.evaluate(ctx, c);
       ++res.cases;
-      if (!f) continue;
+      if (!f || res.counterexample) continue;  // after a failure: grading cases only (below)
       report::Counterexample cx;
       // Shrinking may overrun the run's budget by a bounded amount: a minimal counterexample is
       // worth more than a punctual exit.
@@ -115,11 +120,23 @@ AnyCheck make_check(CheckDef<Case> def) {
       cx.notes.push_back("found at case " + std::to_string(i) + " of seed " + std::to_string(o.seed) + ", shrunk in " +
                          std::to_string(cx.shrink_steps) + " steps");
       cx.reproduce = detail::reproduce_line(o, def.name);
+      const bool wrong_value = detail::same_failure_class(f->kind, "mismatch");
       res.counterexample = std::move(cx);
       res.status = report::CheckStatus::Fail;
-      break;
+      // Oracle checks go on through their remaining cases after a wrong value (not after a
+      // crash or hang), so that the grades and the worst case describe the whole run, not only
+      // the cases before the first failure (the shrunk counterexample is the smallest, the
+      // worst element the largest error).
+      if (!(def.grade_all && wrong_value)) break;
     }
     res.elements = ctx.elements;
+    if (ctx.acc.active() && ctx.elements > 0) {
+      res.accuracy = ctx.acc.finish(res.scheme);
+      if (res.accuracy->worst) {
+        res.accuracy->worst->reproduce =
+            detail::reproduce_line(o, def.name) + " --case " + std::to_string(res.accuracy->worst->case_index);
+      }
+    }
     if (ctx.max_ulps >= 0) res.max_ulps = ctx.max_ulps;
     if (!ctx.series.empty()) {
       report::ErrorSeries s;

@@ -76,18 +76,44 @@ std::optional<Failure> eval_alibi_oracle(Ctx& ctx, const AlibiCase& c) {
   std::vector<double> bias(n), ref(n);
   oracle::alibi_block(alibi_args(c, c.q_pos, c.k_pos), Format::F32, nullptr, bias.data());
   for (std::size_t i = 0; i < n; ++i) ref[i] = std::isinf(bias[i]) ? bias[i] : c.scores[i] + bias[i];
-  const oracle::Budget& b = oracle::budget("alibi", Format::F32);
-  // The bias within its budget, then one rounding of the sum into the float score.
-  const auto bound = [&](std::size_t i) {
+  if (!ctx.acc.active()) ctx.acc = AccuracyTrack("alibi", chosen_class(ctx.opt.accuracy, "alibi"));
+  const AccuracyTrack& acc = ctx.acc;
+  const oracle::Budget& b = acc.row(acc.chosen_index());
+  // The bias within the class's budget (k = the head's slope power, PREC-ALIBI-3), then one
+  // rounding of the sum into the float score.
+  const std::int64_t per_head = c.n_q * c.n_k;
+  const auto bound_of = [&](const oracle::Budget& row, std::size_t i) {
     const double m = std::max(std::fabs(bias[i]), std::fabs(static_cast<double>(r.out[i]) - c.scores[i]));
-    return b.bound({m}) + half_ulp(std::max(std::fabs(ref[i]), std::fabs(static_cast<double>(r.out[i]))));
+    const double k = alibi_slope_power(static_cast<std::int64_t>(i) / per_head, c.n_heads);
+    return row.bound({m, 0.0, k}) + half_ulp(std::max(std::fabs(ref[i]), std::fabs(static_cast<double>(r.out[i]))));
   };
+  const auto bound = [&](std::size_t i) { return bound_of(b, i); };
   const RowWorst w = compare_rows(ref, r.out, c.n_heads * c.n_q, c.n_k, ctx.softmax(), bound);
+  std::vector<double> units(acc.size());
   for (std::size_t i = 0; i < n; ++i) {
     if (ctx.record && !std::isinf(ref[i])) {
       const double e = std::fabs(r.out[i] - ref[i]);
-      ctx.observe(c.q_pos[(i / c.n_k) % c.n_q], e / oracle::ulp_of(ref[i], Format::F32), e / bound(i));
+      for (std::size_t k = 0; k < acc.size(); ++k) {
+        const double bk = bound_of(acc.row(k), i);
+        units[k] = std::isnan(e) ? INFINITY : e == 0 ? 0 : bk > 0 ? e / bk : INFINITY;
+      }
+      const std::int64_t qp = c.q_pos[(i / c.n_k) % c.n_q];
+      const double ulps = e / oracle::ulp_of(ref[i], Format::F32);
+      ctx.observe(qp, ulps, units[acc.chosen_index()]);
+      ctx.acc.observe(qp, ulps, units);
     }
+  }
+  if (ctx.record && w.index >= 0 && ctx.acc.is_new_worst(w.units)) {
+    report::WorstCase wc;
+    wc.element = locate(c, w.index);
+    wc.element.expected = static_cast<float>(ref[w.index] + w.offset);
+    wc.element.actual = r.out[w.index];
+    wc.element.abs_error = std::fabs(wc.element.actual - ref[w.index] - w.offset);
+    wc.element.ulps = std::isinf(ref[w.index]) ? INFINITY : wc.element.abs_error / oracle::ulp_of(ref[w.index], Format::F32);
+    wc.element.contract_units = w.units;
+    wc.case_index = ctx.case_index;
+    describe(c, wc.args, wc.inputs);
+    ctx.acc.set_worst(w.units, std::move(wc));
   }
   if (!(w.units > 1)) return std::nullopt;
   Failure f;
@@ -101,7 +127,7 @@ std::optional<Failure> eval_alibi_oracle(Ctx& ctx, const AlibiCase& c) {
   we.ulps = std::isinf(ref[w.index]) ? INFINITY : we.abs_error / oracle::ulp_of(ref[w.index], Format::F32);
   we.contract_units = w.units;
   f.message = std::string("scores + bias differ from the exact ALiBi result by ") + report::format_real(w.units) +
-              " times the float32 budget (" + b.clause + ")" +
+              " times the float32 budget of class '" + b.variant + "' (" + b.clause + ")" +
               (std::isinf(ref[w.index]) ? "; the element should be masked to -inf" : "");
   if (ctx.softmax()) f.notes.push_back("--contract softmax: a constant per (head, query) row is allowed");
   f.notes.push_back("expected includes the initial score; the bias alone is " + report::format_real(
@@ -142,12 +168,14 @@ std::optional<Failure> eval_alibi_shift(Ctx& ctx, const AlibiCase& c) {
   for (std::size_t i = 0; i < n; ++i) {
     if (std::isinf(bias[i])) ref[i] = bias[i];  // masked stays masked under the shift
   }
-  const oracle::Budget& b = oracle::budget("alibi", Format::F32);
+  const oracle::Budget& b = class_row("alibi", chosen_class(ctx.opt.accuracy, "alibi"));
   // Both calls are within budget of the same exact bias (it depends on the offset only).
+  const std::int64_t per_head = c.n_q * c.n_k;
   const auto bound = [&](std::size_t i) {
     const double m = std::max({std::fabs(bias[i]), std::fabs(static_cast<double>(a.out[i])),
                                std::fabs(static_cast<double>(s.out[i]))});
-    return 2 * b.bound({m}) + (ctx.softmax() ? 2 * half_ulp(m) : 0.0);
+    const double k = alibi_slope_power(static_cast<std::int64_t>(i) / per_head, c.n_heads);
+    return 2 * b.bound({m, 0.0, k}) + (ctx.softmax() ? 2 * half_ulp(m) : 0.0);
   };
   const RowWorst w = compare_rows(ref, s.out, c.n_heads * c.n_q, c.n_k, ctx.softmax(), bound);
   if (ctx.record) ctx.elements += static_cast<std::int64_t>(n);
@@ -254,7 +282,7 @@ void add_alibi_checks(std::vector<AnyCheck>& out) {
       {"alibi.oracle", "ABI-ALIBI-2",
        "scores + bias agree with the exact ALiBi bias (slopes for any head count, both modes, -inf masking) "
        "within the float32 contract",
-       Fn::Alibi, 150, gen_alibi, eval_alibi_oracle}));
+       Fn::Alibi, 150, gen_alibi, eval_alibi_oracle, true}));
   out.push_back(make_check<AlibiCase>(
       {"alibi.shift", "ABI-ALIBI-3",
        "the bias written for positions shifted by a common amount equals the unshifted one (per row up to a "

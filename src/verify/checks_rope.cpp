@@ -31,6 +31,13 @@ std::vector<double> freqs(const RopeCase& c) {
 std::int64_t lane_a(const RopeCase& c, std::int64_t i) { return c.layout == 0 ? i : 2 * i; }
 std::int64_t lane_b(const RopeCase& c, std::int64_t i) { return c.layout == 0 ? i + c.rotary_dim / 2 : 2 * i + 1; }
 
+// |ln f_i| per pair: the L input of the classes with c_logb (spec/budgets.tsv).
+std::vector<double> log_freqs(const std::vector<double>& f) {
+  std::vector<double> l(f.size());
+  for (std::size_t i = 0; i < f.size(); ++i) l[i] = f[i] > 0 ? std::fabs(std::log(f[i])) : 0.0;
+  return l;
+}
+
 std::optional<Failure> eval_oracle(Ctx& ctx, const RopeCase& c) {
   const RunResult r = run_case(ctx.ex, c);
   if (auto f = call_failure(Fn::Rope, r)) return f;
@@ -40,11 +47,15 @@ std::optional<Failure> eval_oracle(Ctx& ctx, const RopeCase& c) {
   std::vector<double> exact(n);
   const auto args = oracle_args(c, c.positions);
   oracle::rope_block(args, c.x.data(), Format::F32, rounded.data(), exact.data());
-  const oracle::Budget& b = oracle::budget("rope", Format::F32);
+  if (!ctx.acc.active()) ctx.acc = AccuracyTrack("rope", chosen_class(ctx.opt.accuracy, "rope"));
+  const AccuracyTrack& acc = ctx.acc;
+  const oracle::Budget& b = acc.row(acc.chosen_index());
   const auto f = freqs(c);
+  const auto lf = log_freqs(f);
   double worst_units = 0;
   std::int64_t worst = -1;
   double worst_ulps = 0;
+  std::vector<double> units(acc.size());
   for (std::int64_t t = 0; t < c.n_tokens; ++t) {
     const double pos = static_cast<double>(c.positions[static_cast<std::size_t>(t)]);
     for (std::int64_t h = 0; h < c.n_heads; ++h) {
@@ -52,15 +63,25 @@ std::optional<Failure> eval_oracle(Ctx& ctx, const RopeCase& c) {
       for (std::int64_t i = 0; i < c.rotary_dim / 2; ++i) {
         const std::int64_t ia = base + lane_a(c, i), ib = base + lane_b(c, i);
         const double theta = pos * c.position_scale * f[static_cast<std::size_t>(i)];
-        const oracle::BudgetInputs in{std::fabs(c.x[ia]) + std::fabs(c.x[ib]), std::fabs(theta)};
+        const double m = std::fabs(c.x[ia]) + std::fabs(c.x[ib]);
+        const oracle::BudgetInputs in{m, std::fabs(theta), static_cast<double>(i), lf[static_cast<std::size_t>(i)]};
         for (std::int64_t idx : {ia, ib}) {
           const double actual = r.out[static_cast<std::size_t>(idx)];
           const double ex = exact[static_cast<std::size_t>(idx)];
-          const double units = b.units(std::fabs(actual - ex), in);
+          const double err = std::fabs(actual - ex);
+          for (std::size_t k = 0; k < acc.size(); ++k) units[k] = acc.row(k).units(err, in);
           const double ulps = oracle::ulp_error(actual, ex, 0.0, Format::F32);
-          ctx.observe(static_cast<std::int64_t>(pos), ulps, units);
-          if (units > worst_units || (std::isnan(units) && worst < 0)) {
-            worst_units = units;
+          ctx.observe(static_cast<std::int64_t>(pos), ulps, units[acc.chosen_index()]);
+          if (ctx.record) {
+            ctx.acc.observe(static_cast<std::int64_t>(pos), ulps, units);
+            // The fastest pair's error as a position error: |dy| / M radians over the angular
+            // step s f_0 (rad per position); >= 0.5 means p and p + 1 blur.
+            const double step = c.position_scale * f[0];
+            if (i == 0 && m > 0 && step > 0) ctx.acc.observe_position_error(static_cast<std::int64_t>(pos), err / m / step);
+          }
+          const double u = units[acc.chosen_index()];
+          if (u > worst_units || (std::isnan(u) && worst < 0)) {
+            worst_units = u;
             worst = idx;
             worst_ulps = ulps;
           }
@@ -68,19 +89,28 @@ std::optional<Failure> eval_oracle(Ctx& ctx, const RopeCase& c) {
       }
     }
   }
+  if (worst < 0) return std::nullopt;
+  report::WorstElement we = locate(c, worst);
+  we.expected = rounded[static_cast<std::size_t>(worst)];
+  we.actual = r.out[static_cast<std::size_t>(worst)];
+  we.abs_error = std::fabs(we.actual - exact[static_cast<std::size_t>(worst)]);
+  we.ulps = worst_ulps;
+  we.contract_units = worst_units;
+  if (ctx.record && ctx.acc.is_new_worst(std::isnan(worst_units) ? INFINITY : worst_units)) {
+    report::WorstCase wc;
+    wc.element = we;
+    wc.case_index = ctx.case_index;
+    describe(c, wc.args, wc.inputs);
+    ctx.acc.set_worst(std::isnan(worst_units) ? INFINITY : worst_units, std::move(wc));
+  }
   if (!(worst_units > 1)) return std::nullopt;
   Failure fl;
   fl.clause = "ABI-ROPE-2";
   fl.kind = std::isnan(r.out[static_cast<std::size_t>(worst)]) ? "nan" : "mismatch";
-  fl.worst = locate(c, worst);
-  auto& w = *fl.worst;
-  w.expected = rounded[static_cast<std::size_t>(worst)];
-  w.actual = r.out[static_cast<std::size_t>(worst)];
-  w.abs_error = std::fabs(w.actual - exact[static_cast<std::size_t>(worst)]);
-  w.ulps = worst_ulps;
-  w.contract_units = worst_units;
+  fl.worst = we;
   fl.message = "y differs from the exact rotation by " + report::format_real(worst_ulps) + " ulp, " +
-               report::format_real(worst_units) + " times the float32 RoPE budget (" + b.clause + ")";
+               report::format_real(worst_units) + " times the float32 RoPE budget of class '" + b.variant + "' (" +
+               b.clause + ")";
   return fl;
 }
 
@@ -181,8 +211,9 @@ std::optional<Failure> eval_shift(Ctx& ctx, const RopeCase& c) {
   if (auto f = call_failure(Fn::Rope, q1)) return f;
   const RunResult k1 = run_case(ctx.ex, c, mks);
   if (auto f = call_failure(Fn::Rope, k1)) return f;
-  const oracle::Budget& b = oracle::budget("rope", Format::F32);
+  const oracle::Budget& b = class_row("rope", chosen_class(ctx.opt.accuracy, "rope"));
   const auto f = freqs(c);
+  const auto lf = log_freqs(f);
   const std::int64_t half = c.rotary_dim / 2, D = c.head_dim;
   std::vector<double> qv(static_cast<std::size_t>(c.rotary_dim)), kv(qv.size());
   std::vector<double> tm(static_cast<std::size_t>(half)), tn(tm.size()), tms(tm.size()), tns(tm.size());
@@ -205,7 +236,8 @@ std::optional<Failure> eval_shift(Ctx& ctx, const RopeCase& c) {
           tm[i] = pm * w, tn[i] = pn * w;
           tms[i] = (pm + c.shift) * w, tns[i] = (pn + c.shift) * w;
         }
-        const double bound = oracle::rope_score_bound(b, qv, kv, tm, tn) + oracle::rope_score_bound(b, qv, kv, tms, tns);
+        const double bound =
+            oracle::rope_score_bound(b, qv, kv, tm, tn, lf) + oracle::rope_score_bound(b, qv, kv, tms, tns, lf);
         const double diff = std::fabs(s1 - s0);
         const double units = diff == 0 ? 0 : bound > 0 ? diff / bound : INFINITY;
         ctx.observe(c.positions[t], 0, units);
@@ -226,7 +258,7 @@ std::optional<Failure> eval_shift(Ctx& ctx, const RopeCase& c) {
           fl.message = "the score <y_q[" + std::to_string(t) + "], y_k[" + std::to_string(u) + "]> of head " +
                        std::to_string(h) + " moved by " + report::format_real(diff) + " under a shift of " +
                        std::to_string(c.shift) + " positions, " + report::format_real(worst_units) +
-                       " times the float32 score contract (PREC-SCORE-1)";
+                       " times the float32 score contract of class '" + b.variant + "' (PREC-SCORE-1)";
         }
       }
     }
@@ -244,7 +276,7 @@ void add_rope_checks(std::vector<AnyCheck>& out) {
   out.push_back(make_check<RopeCase>(
       {"rope.oracle", "ABI-ROPE-2",
        "y agrees with the exact rotation (MPFR oracle) within the float32 RoPE contract of spec/contracts.md",
-       Fn::Rope, 160, gen_rope, eval_oracle}));
+       Fn::Rope, 160, gen_rope, eval_oracle, true}));
   out.push_back(make_check<RopeCase>({"rope.passthrough", "ABI-ROPE-3",
                                       "lanes rotary_dim..head_dim-1 are copied bit-exactly", Fn::Rope, 40,
                                       gen_partial, eval_passthrough}));

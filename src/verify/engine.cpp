@@ -44,6 +44,12 @@ void validate(const VerifyOptions& o) {
   }
   if (!(o.budget_seconds >= 0)) throw UsageError("--budget-seconds must be >= 0");
   if (!(o.call_timeout_seconds > 0)) throw UsageError("the per-call timeout must be > 0");
+  for (const auto& [scheme, cls] : o.accuracy) {
+    const auto& cs = accuracy_classes(scheme);
+    if (std::find(cs.begin(), cs.end(), cls) == cs.end()) {
+      throw UsageError("--accuracy: " + scheme + " has no accuracy class '" + cls + "'");
+    }
+  }
   const auto names = check_names();
   for (const auto& s : o.only) {
     const bool known = std::any_of(names.begin(), names.end(), [&](const std::string& n) {
@@ -63,6 +69,11 @@ VerifyResult run(Executor& ex, const LibraryInfo& info, const VerifyOptions& o) 
   res.options.max_position = o.max_position;
   res.options.contract = o.contract;
   res.options.only = o.only;
+  for (const auto& sch : {"rope", "alibi", "sinusoidal"}) {
+    res.options.extra.emplace_back(std::string("accuracy.") + sch, chosen_class(o.accuracy, sch));
+  }
+  if (o.strict) res.options.extra.emplace_back("strict", "true");
+  if (o.only_case >= 0) res.options.extra.emplace_back("case", std::to_string(o.only_case));
   if (o.shard_count > 1) res.options.shard = std::to_string(o.shard_index) + "/" + std::to_string(o.shard_count);
   for (int i = 0; i < kFnCount; ++i) {
     (info.mask & (1u << i) ? res.exported : res.missing).push_back(std::string(symbol(kAllFns[i])));
@@ -86,7 +97,7 @@ VerifyResult run(Executor& ex, const LibraryInfo& info, const VerifyOptions& o) 
       r.status = report::CheckStatus::Skipped;
       r.reason = "not selected by --only";
     } else {
-      Ctx ctx{ex, o, true, 0, -1, {}, {}};
+      Ctx ctx{ex, o, true, 0, -1, {}, {}, {}, 0};
       try {
         r = corpus.run(c, ctx, deadline);
       } catch (const IoError&) {

@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -36,6 +37,12 @@ struct VerifyOptions {
   std::string kernel_label;             // library path for reports and reproduce lines
   std::string corpus_dir;               // --corpus DIR: replay DIR first, store new counterexamples (verify/corpus.hpp)
   bool regressions = true;              // replay the shipped regression vectors (regressions/) first
+  // Accuracy class per scheme (verify/accuracy.hpp; --accuracy): absent = "field", the default
+  // class that every standard float32 formula of the field meets (spec/contracts.md).
+  std::map<std::string, std::string> accuracy;
+  bool strict = false;                  // --strict: also the argument-hygiene rejections (spec/abi.md tier B)
+  std::int64_t only_case = -1;          // --case I: run only case index I of each selected check
+  std::string domain;                   // --domain: a declared domain (spec/abi.md ABI-DOM-*), "" = none
   // Called after each check (progress display); may be empty.
   std::function<void(const report::CheckResult&, std::size_t done, std::size_t total)> on_check;
 };

@@ -42,6 +42,28 @@ TEST(Budget, LookupAndBoundFormula) {
   EXPECT_EQ(b.units(b.bound({m, th}), {m, th}), 1.0);
   EXPECT_TRUE(std::isinf(b.units(NAN, {m, th})));
   EXPECT_THROW(po::budget("rope", "f32", "no-such-variant"), pecheck::InvalidArgument);
+}
+
+// The per-pair terms (c_kconst, c_kangle, c_logb): the ggml row grows with the pair index and
+// |ln f_i|; the reference row ignores both; ALiBi's powf row grows with the slope power.
+TEST(Budget, PairIndexAndLogFrequencyTerms) {
+  const auto& g = po::budget("rope", "f32", "ggml");
+  const double u = po::format_info(g.arith).unit_roundoff;
+  const double m = 2.0, th = 50.0, k = 10.0, lf = 3.5;
+  EXPECT_EQ(g.bound({m, th, k, lf}),
+            m * ((g.c_const + g.c_kconst * k) * u + (g.c_angle + g.c_kangle * k + g.c_logb * lf) * th * u) +
+                g.c_floor * po::format_info(g.storage).min_subnormal);
+  EXPECT_GT(g.bound({m, th, k, lf}), g.bound({m, th}));
+  const auto& r = po::budget("rope", "f32", "reference");
+  EXPECT_EQ(r.bound({m, th, k, lf}), r.bound({m, th}));
+  const auto& a = po::budget("alibi", "f32", "powf");
+  EXPECT_GT(a.bound({1.0, 0.0, 7.0}), a.bound({1.0, 0.0, 1.0}));
+  // The default class contains every standard class term by term.
+  const auto& f = po::budget("rope", "f32", "field");
+  for (const char* v : {"reference", "fma", "powf", "ggml"}) {
+    const auto& c = po::budget("rope", "f32", v);
+    EXPECT_GE(f.bound({m, th, k, lf}), c.bound({m, th, k, lf})) << v;
+  }
   EXPECT_THROW(po::budget("nope", po::Format::F32), pecheck::InvalidArgument);
 }
 
@@ -66,7 +88,8 @@ TEST(Budget, ContractsMarkdownMirrorsTheTable) {
     std::ostringstream r;
     r << "| " << b.scheme << " | " << b.dtype << " | " << b.variant << " | "
       << po::to_string(b.arith) << " | " << po::to_string(b.angle_fmt) << " | " << b.c_const
-      << " | " << b.c_angle << " | " << b.c_out << " | " << b.c_floor << " | " << b.max_position
+      << " | " << b.c_angle << " | " << b.c_out << " | " << b.c_floor << " | " << b.c_kconst << " | "
+      << b.c_kangle << " | " << b.c_logb << " | " << b.max_position
       << " | " << b.clause << " |";
     tsv_rows.insert(r.str());
     EXPECT_NE(md.find("- **" + b.clause + "**"), std::string::npos) << b.clause;
