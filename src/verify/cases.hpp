@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "report/result.hpp"
@@ -71,12 +72,32 @@ SinusoidalCase gen_sinusoidal(Rng& r, const GenParams& p);
 LearnedCase gen_learned(Rng& r, const GenParams& p);
 
 // Invalid cases: a valid case with exactly one domain rule broken (spec/abi.md *-1 clauses,
-// ABI-GEN-3 for NULL arrays).
-RopeCase gen_rope_invalid(Rng& r, const GenParams& p);
-AlibiCase gen_alibi_invalid(Rng& r, const GenParams& p);
-T5Case gen_t5_invalid(Rng& r, const GenParams& p);
-SinusoidalCase gen_sinusoidal_invalid(Rng& r, const GenParams& p);
-LearnedCase gen_learned_invalid(Rng& r, const GenParams& p);
+// ABI-GEN-3 for NULL arrays). `branch` selects the rule (see reject_requirements()).
+RopeCase gen_rope_invalid(Rng& r, const GenParams& p, int branch);
+AlibiCase gen_alibi_invalid(Rng& r, const GenParams& p, int branch);
+T5Case gen_t5_invalid(Rng& r, const GenParams& p, int branch);
+SinusoidalCase gen_sinusoidal_invalid(Rng& r, const GenParams& p, int branch);
+LearnedCase gen_learned_invalid(Rng& r, const GenParams& p, int branch);
+
+// One rejection requirement of a function's domain, judged by its own check
+// `<scheme>.reject.<id>` (so that one failing requirement cannot mask another). Tier A
+// (`safety`): an argument that, trusted, makes the kernel read or write memory it must not —
+// always checked. Tier B: caller-precondition hygiene — checked under --strict only
+// (spec/abi.md ABI-GEN-8).
+struct RejectRequirement {
+  std::string id;
+  std::vector<int> branches;  // generator branches that break this rule
+  bool safety = false;
+  std::string rule;           // the rule in words
+};
+const std::vector<RejectRequirement>& reject_requirements(std::string_view scheme);
+
+// The requirement an invalid case breaks first ("" for a valid case).
+std::string invalid_requirement(const RopeCase& c);
+std::string invalid_requirement(const AlibiCase& c);
+std::string invalid_requirement(const T5Case& c);
+std::string invalid_requirement(const SinusoidalCase& c);
+std::string invalid_requirement(const LearnedCase& c);
 
 // "" when the call is valid, else the violated rule in words.
 std::string invalid_reason(const RopeCase& c);

@@ -64,6 +64,7 @@ struct AnyCheck {
   std::function<report::CheckResult(Ctx&, double deadline_s)> run;
   // Evaluates one stored corpus case (verify/corpus_replay.hpp); nullopt when it passes.
   std::function<std::optional<Failure>(Ctx&, const CorpusEntry&)> replay;
+  bool strict_only = false;  // tier B rejection requirement: runs under --strict only
 };
 
 // The failure of a valid call that did not return 0: a crash, abort, exit or hang (ABI-GEN-7)
@@ -81,7 +82,7 @@ report::WorstElement locate(const LearnedCase& c, std::int64_t flat);
 template <class Case>
 void add_generic_checks(std::vector<AnyCheck>& out, Fn fn, const std::string& domain_clause,
                         std::function<Case(Rng&, const GenParams&)> gen,
-                        std::function<Case(Rng&, const GenParams&)> gen_invalid, bool write_only);
+                        std::function<Case(Rng&, const GenParams&, int)> gen_invalid, bool write_only);
 
 template <class Case>
 AnyCheck make_check(CheckDef<Case> def);

@@ -67,7 +67,7 @@ inline std::string reproduce_line(const VerifyOptions& o, const std::string& che
 
 template <class Case>
 AnyCheck make_check(CheckDef<Case> def) {
-  AnyCheck a{def.name, def.clause, def.description, def.fn, {}, {}};
+  AnyCheck a{def.name, def.clause, def.description, def.fn, {}, {}, false};
   a.run = [def](Ctx& ctx, double deadline) {
     const VerifyOptions& o = ctx.opt;
     report::CheckResult res;
@@ -168,39 +168,56 @@ std::string domain_violation_clause(const Case& c, const std::string& domain_cla
 template <class Case>
 void add_generic_checks(std::vector<AnyCheck>& out, Fn fn, const std::string& domain_clause,
                         std::function<Case(Rng&, const GenParams&)> gen,
-                        std::function<Case(Rng&, const GenParams&)> gen_invalid, bool write_only) {
+                        std::function<Case(Rng&, const GenParams&, int)> gen_invalid, bool write_only) {
   const std::string s(scheme(fn));
   const std::string sym(symbol(fn));
-  out.push_back(make_check<Case>(
-      {s + ".reject", domain_clause,
-       "calls outside the domain of " + domain_clause + " (and NULL arrays) are rejected with a non-zero "
-       "return and leave the output untouched (ABI-GEN-3)",
-       fn, 150, gen_invalid, [fn, domain_clause, sym](Ctx& ctx, const Case& c) -> std::optional<Failure> {
-         const std::string why = invalid_reason(c);
-         if (why.empty()) return std::nullopt;  // shrinking made it valid: not this check's case
-         const RunResult r = run_case(ctx.ex, c);
-         Failure f;
-         if (!r.outcome.returned()) {
-           f = *call_failure(fn, r);
-           f.message = sym + " " + r.outcome.describe() + " on an invalid call (" + why + ") instead of rejecting it";
-           return f;
-         }
-         if (r.outcome.rc == 0) {
-           f.clause = domain_violation_clause(c, domain_clause);
-           f.kind = "accepted-invalid";
-           f.message = sym + " returned 0 for an invalid call: " + why;
-           f.return_code = 0;
-           return f;
-         }
-         if (!r.unchanged || !r.guards_ok()) {
-           f.clause = "ABI-GEN-3";
-           f.kind = "rejected-but-wrote";
-           f.message = sym + " rejected an invalid call (" + why + ") but changed its output buffer";
-           f.return_code = r.outcome.rc;
-           return f;
-         }
-         return std::nullopt;
-       }}));
+  // One check per rejection requirement (spec/abi.md ABI-GEN-8), each judged on its own cases
+  // so that one failing requirement cannot mask another; tier B runs under --strict only.
+  for (const RejectRequirement& req : reject_requirements(s)) {
+    const std::string name = s + ".reject." + req.id;
+    const std::string clause = req.id == "null" ? std::string("ABI-GEN-3") : domain_clause;
+    const std::string rid = req.id;
+    const std::vector<int> branches = req.branches;
+    CheckDef<Case> def{
+        name, clause,
+        std::string(req.safety ? "[tier A, safety] " : "[tier B, hygiene: --strict] ") +
+            "calls breaking '" + req.rule + "' are rejected with a non-zero return and leave the output untouched",
+        fn, req.safety ? 80 : 40,
+        [gen_invalid, branches](Rng& r, const GenParams& p) {
+          const int b = branches[static_cast<std::size_t>(r.range(0, static_cast<std::int64_t>(branches.size()) - 1))];
+          return gen_invalid(r, p, b);
+        },
+        [fn, domain_clause, sym, rid](Ctx& ctx, const Case& c) -> std::optional<Failure> {
+          const std::string why = invalid_reason(c);
+          // Shrinking made it valid, or made it break another rule first: not this check's case.
+          if (why.empty() || invalid_requirement(c) != rid) return std::nullopt;
+          const RunResult r = run_case(ctx.ex, c);
+          Failure f;
+          if (!r.outcome.returned()) {
+            f = *call_failure(fn, r);
+            f.message = sym + " " + r.outcome.describe() + " on an invalid call (" + why + ") instead of rejecting it";
+            return f;
+          }
+          if (r.outcome.rc == 0) {
+            f.clause = domain_violation_clause(c, domain_clause);
+            f.kind = "accepted-invalid";
+            f.message = sym + " returned 0 for an invalid call: " + why;
+            f.return_code = 0;
+            return f;
+          }
+          if (!r.unchanged || !r.guards_ok()) {
+            f.clause = "ABI-GEN-3";
+            f.kind = "rejected-but-wrote";
+            f.message = sym + " rejected an invalid call (" + why + ") but changed its output buffer";
+            f.return_code = r.outcome.rc;
+            return f;
+          }
+          return std::nullopt;
+        }};
+    AnyCheck a = make_check<Case>(std::move(def));
+    a.strict_only = !req.safety;
+    out.push_back(std::move(a));
+  }
   out.push_back(make_check<Case>(
       {s + ".bounds", "ABI-GEN-4",
        "valid calls write nothing before or after the output buffer (canary guard zones) and never "

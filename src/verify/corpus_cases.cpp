@@ -279,4 +279,36 @@ void validate_entry(const CorpusEntry& e) {
   }
 }
 
+// Corpus files written before the rejection requirements were split (check "<scheme>.reject")
+// name the requirement check their case breaks: "<scheme>.reject.<requirement>".
+std::string current_check_name(const CorpusEntry& e) {
+  const auto dot = e.check.find('.');
+  if (dot == std::string::npos || e.check.substr(dot) != ".reject") return e.check;
+  const std::string s = e.check.substr(0, dot);
+  std::string req;
+  if (s == "rope") {
+    RopeCase c;
+    case_from_entry(e, c);
+    req = invalid_requirement(c);
+  } else if (s == "alibi") {
+    AlibiCase c;
+    case_from_entry(e, c);
+    req = invalid_requirement(c);
+  } else if (s == "t5") {
+    T5Case c;
+    case_from_entry(e, c);
+    req = invalid_requirement(c);
+  } else if (s == "sinusoidal") {
+    SinusoidalCase c;
+    case_from_entry(e, c);
+    req = invalid_requirement(c);
+  } else if (s == "learned") {
+    LearnedCase c;
+    case_from_entry(e, c);
+    req = invalid_requirement(c);
+  }
+  if (req.empty()) throw UsageError("corpus file " + e.source + ": check " + e.check + " holds a valid call");
+  return s + ".reject." + req;
+}
+
 }  // namespace pecheck::verifier

@@ -22,4 +22,8 @@ namespace pecheck::verifier {
 // (rope.*, alibi.*, t5.*, sinusoidal.*, learned.*) and names that scheme's ABI function.
 void validate_entry(const CorpusEntry& e);
 
+// The check an entry replays under today: e.check, except that a pre-split "<scheme>.reject"
+// entry maps to the requirement check of the rule its case breaks ("learned.reject.null").
+std::string current_check_name(const CorpusEntry& e);
+
 }  // namespace pecheck::verifier

@@ -39,6 +39,10 @@ CorpusReplay::CorpusReplay(const VerifyOptions& o) : o_(o) {
   }
   const auto names = check_names();
   for (auto& e : all) {
+    if (e.check.ends_with(".reject")) {
+      validate_entry(e);
+      e.check = current_check_name(e);
+    }
     if (std::find(names.begin(), names.end(), e.check) == names.end()) {
       throw UsageError("corpus file " + e.source + ": unknown check '" + e.check + "'");
     }

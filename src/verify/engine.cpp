@@ -23,11 +23,18 @@ std::vector<AnyCheck> catalogue() {
   return all;
 }
 
-// --only accepts a check name ("rope.oracle"), a scheme ("rope") or a suffix family (".reject").
+// --only accepts a check name ("rope.oracle"), a prefix of dotted parts ("rope",
+// "rope.reject") or a family (".reject", ".bounds": every check with that part).
+bool matches(const std::string& s, const std::string& name) {
+  if (s == name || name.starts_with(s + ".")) return true;
+  if (s.size() > 1 && s[0] == '.') return name.ends_with(s) || name.find(s + ".") != std::string::npos;
+  return false;
+}
+
 bool selected(const VerifyOptions& o, const AnyCheck& c) {
   if (o.only.empty()) return true;
   for (const auto& s : o.only) {
-    if (s == c.name || s == scheme(c.fn) || (s.size() > 1 && s[0] == '.' && c.name.ends_with(s))) return true;
+    if (matches(s, c.name)) return true;
   }
   return false;
 }
@@ -52,9 +59,7 @@ void validate(const VerifyOptions& o) {
   }
   const auto names = check_names();
   for (const auto& s : o.only) {
-    const bool known = std::any_of(names.begin(), names.end(), [&](const std::string& n) {
-      return n == s || n.starts_with(s + ".") || (s.size() > 1 && s[0] == '.' && n.ends_with(s));
-    });
+    const bool known = std::any_of(names.begin(), names.end(), [&](const std::string& n) { return matches(s, n); });
     if (!known) throw UsageError("--only: unknown check '" + s + "' (checks: rope.oracle, alibi.shift, ...; see --help)");
   }
 }
@@ -83,7 +88,7 @@ VerifyResult run(Executor& ex, const LibraryInfo& info, const VerifyOptions& o) 
   const auto checks = catalogue();
   CorpusReplay corpus(o);
   std::size_t total = 0, done = 0;
-  for (const auto& c : checks) total += selected(o, c);
+  for (const auto& c : checks) total += selected(o, c) && (o.strict || !c.strict_only);
   for (const auto& c : checks) {
     report::CheckResult r;
     if (!(info.mask & (1u << static_cast<int>(c.fn)))) {
@@ -96,6 +101,11 @@ VerifyResult run(Executor& ex, const LibraryInfo& info, const VerifyOptions& o) 
       r.description = c.description;
       r.status = report::CheckStatus::Skipped;
       r.reason = "not selected by --only";
+    } else if (c.strict_only && !o.strict) {
+      r.name = c.name, r.scheme = scheme(c.fn), r.function = symbol(c.fn), r.clause = c.clause;
+      r.description = c.description;
+      r.status = report::CheckStatus::Skipped;
+      r.reason = "argument hygiene (tier B, spec/abi.md ABI-GEN-8): run with --strict";
     } else {
       Ctx ctx{ex, o, true, 0, -1, {}, {}, {}, 0};
       try {
@@ -112,7 +122,7 @@ VerifyResult run(Executor& ex, const LibraryInfo& info, const VerifyOptions& o) 
       ex.recycle();  // a fresh worker per check: no kernel state leaks between checks
     }
     res.checks.push_back(std::move(r));
-    if (selected(o, c) && (info.mask & (1u << static_cast<int>(c.fn)))) {
+    if (selected(o, c) && (info.mask & (1u << static_cast<int>(c.fn))) && (o.strict || !c.strict_only)) {
       ++done;
       if (o.on_check) o.on_check(res.checks.back(), done, total);
     }

@@ -110,18 +110,19 @@ std::string invalid_reason(const LearnedCase& c) {
   return null_reason(c, output_size(c));
 }
 
-RopeCase gen_rope_invalid(Rng& r, const GenParams& p) {
+RopeCase gen_rope_invalid(Rng& r, const GenParams& p, int branch) {
   RopeCase c;
   do {
     c = gen_rope(r, small_params(p));
   } while (c.n_tokens * c.n_heads * c.head_dim > 2048);
-  switch (r.range(0, 9)) {
+  switch (branch) {
     case 0: c.n_tokens = -r.range(1, 3); c.positions.clear(); c.x.clear(); break;
     case 1: c.n_heads = r.range(-2, 0); c.x.clear(); break;
     case 2: c.head_dim = r.range(-2, 1); c.rotary_dim = 2; c.x.clear(); break;
-    case 3: {
+    case 3:
+    case 10: {  // 3: odd or < 2; 10: wider than the head
       static constexpr std::int64_t kRot[] = {0, -2, 1, 3};
-      const int k = static_cast<int>(r.range(0, 4));
+      const int k = branch == 10 ? 4 : static_cast<int>(r.range(0, 3));
       c.rotary_dim = k < 4 ? kRot[k] : c.head_dim + 2;
       if (k == 2 || k == 3) c.rotary_dim = std::min(c.head_dim, c.rotary_dim) | 1;
       c.has_inv_freq = false;
@@ -160,12 +161,12 @@ RopeCase gen_rope_invalid(Rng& r, const GenParams& p) {
   return c;
 }
 
-AlibiCase gen_alibi_invalid(Rng& r, const GenParams& p) {
+AlibiCase gen_alibi_invalid(Rng& r, const GenParams& p, int branch) {
   AlibiCase c;
   do {
     c = gen_alibi(r, small_params(p));
   } while (c.n_heads * c.n_q * c.n_k > 2048 || c.n_q == 0 || c.n_k == 0);
-  switch (r.range(0, 5)) {
+  switch (branch) {
     case 0: c.n_heads = r.range(-2, 0); c.scores.clear(); break;
     case 1: c.n_q = -r.range(1, 3); c.q_pos.clear(); c.scores.clear(); break;
     case 2: c.n_k = -r.range(1, 3); c.k_pos.clear(); c.scores.clear(); break;
@@ -180,12 +181,12 @@ AlibiCase gen_alibi_invalid(Rng& r, const GenParams& p) {
   return c;
 }
 
-T5Case gen_t5_invalid(Rng& r, const GenParams& p) {
+T5Case gen_t5_invalid(Rng& r, const GenParams& p, int branch) {
   T5Case c;
   do {
     c = gen_t5(r, small_params(p));
   } while (c.n_heads * c.n_q * c.n_k > 2048 || c.n_q == 0 || c.n_k == 0);
-  switch (r.range(0, 7)) {
+  switch (branch) {
     case 0: c.n_heads = r.range(-2, 0); break;
     case 1: c.n_q = -r.range(1, 3); c.q_pos.clear(); break;
     case 2: c.n_k = -r.range(1, 3); c.k_pos.clear(); break;
@@ -210,12 +211,12 @@ T5Case gen_t5_invalid(Rng& r, const GenParams& p) {
   return c;
 }
 
-SinusoidalCase gen_sinusoidal_invalid(Rng& r, const GenParams& p) {
+SinusoidalCase gen_sinusoidal_invalid(Rng& r, const GenParams& p, int branch) {
   SinusoidalCase c;
   do {
     c = gen_sinusoidal(r, small_params(p));
   } while (c.n_tokens * c.d_model > 2048 || c.n_tokens == 0);
-  switch (r.range(0, 4)) {
+  switch (branch) {
     case 0: c.n_tokens = -r.range(1, 3); c.positions.clear(); break;
     case 1: {
       static constexpr std::int64_t kBad[] = {0, 1, 3, 7, -2};
@@ -233,12 +234,12 @@ SinusoidalCase gen_sinusoidal_invalid(Rng& r, const GenParams& p) {
   return c;
 }
 
-LearnedCase gen_learned_invalid(Rng& r, const GenParams& p) {
+LearnedCase gen_learned_invalid(Rng& r, const GenParams& p, int branch) {
   LearnedCase c;
   do {
     c = gen_learned(r, p);
   } while (c.n_tokens == 0);
-  switch (r.range(0, 5)) {
+  switch (branch) {
     case 0:
     case 1: {  // ABI-LEARN-1: out-of-range positions, the rejection the issue singles out
       const std::int64_t bad[] = {c.max_positions, c.max_positions + 1, -1, c.max_positions * 2 + 7,
@@ -256,6 +257,104 @@ LearnedCase gen_learned_invalid(Rng& r, const GenParams& p) {
     }
   }
   return c;
+}
+
+// ---- Rejection requirements (spec/abi.md ABI-GEN-8: tier A safety, tier B hygiene) --------
+
+const std::vector<RejectRequirement>& reject_requirements(std::string_view scheme) {
+  static const std::vector<RejectRequirement> rope = {
+      {"rotary-range", {2, 10}, true, "rotary_dim <= head_dim: a kernel that trusts it reads and writes lanes past the head (past the buffer at the last head)"},
+      {"rotary-parity", {3}, false, "rotary_dim even and >= 2"},
+      {"sizes", {0, 1}, false, "n_tokens >= 0, n_heads >= 1"},
+      {"layout", {4}, false, "layout is PEC_ROPE_NEOX or PEC_ROPE_GPTJ"},
+      {"scalars", {5, 6}, false, "theta_base finite and > 1, position_scale finite and > 0"},
+      {"positions", {7}, false, "positions in [0, 2^31)"},
+      {"null", {8}, false, "no NULL array where elements are due (ABI-GEN-3)"},
+  };
+  static const std::vector<RejectRequirement> alibi = {
+      {"sizes", {0, 1, 2}, false, "n_heads >= 1, n_q >= 0, n_k >= 0"},
+      {"mode", {3}, false, "mode is PEC_ALIBI_SYMMETRIC or PEC_ALIBI_CAUSAL"},
+      {"positions", {4}, false, "q_pos and k_pos in [0, 2^31)"},
+      {"null", {5}, false, "no NULL array where elements are due (ABI-GEN-3)"},
+  };
+  static const std::vector<RejectRequirement> t5 = {
+      {"buckets", {4, 5}, true, "num_buckets and max_distance in their ranges: outside them the bucket formula divides by a zero or negative log and indexes the table out of range"},
+      {"sizes", {0, 1, 2}, false, "n_heads >= 1, n_q >= 0, n_k >= 0"},
+      {"mode", {3}, false, "bidirectional is 0 or 1"},
+      {"positions", {6}, false, "q_pos and k_pos in [0, 2^31)"},
+      {"null", {7}, false, "no NULL array where elements are due (ABI-GEN-3)"},
+  };
+  static const std::vector<RejectRequirement> sinusoidal = {
+      {"sizes", {0}, false, "n_tokens >= 0"},
+      {"d-model", {1}, false, "d_model even and >= 2"},
+      {"base", {2}, false, "base finite and > 1"},
+      {"positions", {3}, false, "positions in [0, 2^31)"},
+      {"null", {4}, false, "no NULL array where elements are due (ABI-GEN-3)"},
+  };
+  static const std::vector<RejectRequirement> learned = {
+      {"position-range", {0, 1, 3}, true, "every position inside the table [0, max_positions): a kernel that trusts it reads outside the table"},
+      {"sizes", {2, 4}, false, "n_tokens >= 0, d_model >= 1"},
+      {"null", {5}, false, "no NULL array where elements are due (ABI-GEN-3)"},
+  };
+  static const std::vector<RejectRequirement> none;
+  if (scheme == "rope") return rope;
+  if (scheme == "alibi") return alibi;
+  if (scheme == "t5") return t5;
+  if (scheme == "sinusoidal") return sinusoidal;
+  if (scheme == "learned") return learned;
+  return none;
+}
+
+// The requirement a case breaks first, in the order invalid_reason() checks the rules.
+std::string invalid_requirement(const RopeCase& c) {
+  if (invalid_reason(c).empty()) return "";
+  if (c.n_tokens < 0 || c.n_heads < 1) return "sizes";
+  if (c.head_dim < 2 || c.rotary_dim > c.head_dim) return "rotary-range";
+  if (c.rotary_dim < 2 || c.rotary_dim % 2 != 0) return "rotary-parity";
+  if (c.layout != 0 && c.layout != 1) return "layout";
+  if (!std::isfinite(c.theta_base) || !(c.theta_base > 1) || !std::isfinite(c.position_scale) ||
+      !(c.position_scale > 0)) {
+    return "scalars";
+  }
+  if (!bad_positions(c.positions, "positions").empty()) return "positions";
+  return "null";
+}
+
+std::string invalid_requirement(const AlibiCase& c) {
+  if (invalid_reason(c).empty()) return "";
+  if (c.n_heads < 1 || c.n_q < 0 || c.n_k < 0) return "sizes";
+  if (c.mode != 0 && c.mode != 1) return "mode";
+  if (!bad_positions(c.q_pos, "q_pos").empty() || !bad_positions(c.k_pos, "k_pos").empty()) return "positions";
+  return "null";
+}
+
+std::string invalid_requirement(const T5Case& c) {
+  if (invalid_reason(c).empty()) return "";
+  if (c.n_heads < 1 || c.n_q < 0 || c.n_k < 0) return "sizes";
+  if (c.bidirectional != 0 && c.bidirectional != 1) return "mode";
+  const std::int64_t max_exact = c.bidirectional ? c.num_buckets / 4 : c.num_buckets / 2;
+  if (c.num_buckets < (c.bidirectional ? 4 : 2) || c.num_buckets > 1024 || c.max_distance <= max_exact ||
+      c.max_distance > kPosLimit) {
+    return "buckets";
+  }
+  if (!bad_positions(c.q_pos, "q_pos").empty() || !bad_positions(c.k_pos, "k_pos").empty()) return "positions";
+  return "null";
+}
+
+std::string invalid_requirement(const SinusoidalCase& c) {
+  if (invalid_reason(c).empty()) return "";
+  if (c.n_tokens < 0) return "sizes";
+  if (c.d_model < 2 || c.d_model % 2 != 0) return "d-model";
+  if (!std::isfinite(c.base) || !(c.base > 1)) return "base";
+  if (!bad_positions(c.positions, "positions").empty()) return "positions";
+  return "null";
+}
+
+std::string invalid_requirement(const LearnedCase& c) {
+  if (invalid_reason(c).empty()) return "";
+  if (c.n_tokens < 0 || c.d_model < 1) return "sizes";
+  if (c.max_positions < 1 || !bad_positions(c.positions, "positions", c.max_positions).empty()) return "position-range";
+  return "null";
 }
 
 }  // namespace pecheck::verifier

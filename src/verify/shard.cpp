@@ -53,6 +53,45 @@ void merge_series(CheckResult& into, const CheckResult& from) {
   }
 }
 
+// Accuracy over shards: grades, the worst case and the profile merge exactly (maxima, sums);
+// "class held up to" and "resolved up to" need every position and are left out of a merge.
+void merge_accuracy(CheckResult& into, const CheckResult& from) {
+  if (!from.accuracy) return;
+  if (!into.accuracy) {
+    into.accuracy = from.accuracy;
+    into.accuracy->class_held_up_to.clear();
+    into.accuracy->resolved_up_to.reset();
+    return;
+  }
+  auto& a = *into.accuracy;
+  const auto& b = *from.accuracy;
+  for (std::size_t i = 0; i < a.grades.size() && i < b.grades.size(); ++i) {
+    a.grades[i].max_units = std::max(a.grades[i].max_units, b.grades[i].max_units);
+  }
+  a.pin.clear();
+  for (const auto& g : a.grades) {
+    if (g.met()) {
+      a.pin = "--accuracy " + into.scheme + "=" + g.name;
+      break;
+    }
+  }
+  if (b.worst && (!a.worst || b.worst->element.contract_units > a.worst->element.contract_units)) a.worst = b.worst;
+  std::map<std::int64_t, report::OctaveRow> rows;
+  for (const auto& r : a.profile) rows[r.octave] = r;
+  for (const auto& r : b.profile) {
+    auto [it, fresh] = rows.emplace(r.octave, r);
+    if (fresh) continue;
+    auto& o = it->second;
+    o.max_units = std::max(o.max_units, r.max_units);
+    o.max_ulps = std::max(o.max_ulps, r.max_ulps);
+    if (r.position_error) o.position_error = std::max(o.position_error.value_or(0.0), *r.position_error);
+    o.elements += r.elements;
+  }
+  a.profile.clear();
+  for (const auto& [k, r] : rows) a.profile.push_back(r);
+  if (b.largest_position) a.largest_position = std::max(a.largest_position.value_or(0), *b.largest_position);
+}
+
 CheckResult merge_check(const std::vector<const CheckResult*>& parts) {
   CheckResult out = *parts.front();
   out.cases = 0;
@@ -61,6 +100,7 @@ CheckResult merge_check(const std::vector<const CheckResult*>& parts) {
   out.max_ulps.reset();
   out.series.clear();
   out.counterexample.reset();
+  out.accuracy.reset();
   out.reason.clear();
   const CheckResult* fail = nullptr;
   const CheckResult* undecided = nullptr;
@@ -71,6 +111,7 @@ CheckResult merge_check(const std::vector<const CheckResult*>& parts) {
     out.seconds += p->seconds;
     if (p->max_ulps) out.max_ulps = std::max(out.max_ulps.value_or(*p->max_ulps), *p->max_ulps);
     merge_series(out, *p);
+    merge_accuracy(out, *p);
     if (p->status != CheckStatus::Skipped) any_ran = true;
     if (p->status == CheckStatus::Fail && p->counterexample) {
       const std::int64_t i = case_index_of(*p->counterexample);
@@ -87,8 +128,10 @@ CheckResult merge_check(const std::vector<const CheckResult*>& parts) {
     out.status = CheckStatus::Fail;
     out.counterexample = fail->counterexample;
     out.reason.clear();
-    // The unsharded run stops at the first failing index i and has run indices 0..i.
-    if (const std::int64_t i = case_index_of(*out.counterexample); i >= 0) out.cases = i + 1;
+    // The unsharded run stops at the first failing index i and has run indices 0..i, except
+    // an oracle check after a wrong value: it grades every case (verify/check_impl.hpp).
+    const bool graded = out.accuracy && (out.counterexample->kind == "mismatch" || out.counterexample->kind == "nan");
+    if (const std::int64_t i = case_index_of(*out.counterexample); i >= 0 && !graded) out.cases = i + 1;
   } else if (undecided != nullptr) {
     out.status = undecided->status;
     out.reason = undecided->reason;

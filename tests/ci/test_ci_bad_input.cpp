@@ -155,7 +155,7 @@ TEST(BadKernel, WritingNanIsACounterexample) {
 
 TEST(BadKernel, SlowButCorrectPasses) {
   ci::TempDir t;
-  auto r = verify({"--kernel", ci::ci_plugin("slow_correct"), "--report", t / "r"});
+  auto r = verify({"--kernel", ci::ci_plugin("slow_correct"), "--report", t / "r", "--strict"});
   EXPECT_EQ(r.exit_code, exit_code::ok) << r.all();
   expect_complete_report(t / "r", "pass");
   const auto j = nlohmann::json::parse(ci::slurp(t / "r/report.json"));

@@ -48,6 +48,7 @@ TEST_P(DefaultRunNeverFails, OnACorrectKernel) {
     pecheck::VerifyOptions o;
     o.seed = static_cast<std::uint64_t>(s);
     o.case_scale = 0.1;
+    o.strict = true;  // both kernels check every argument: both rejection tiers run
     const pecheck::VerifyResult r = pecheck::verify_library(lib, o);
     EXPECT_EQ(r.count(pecheck::report::CheckStatus::Skipped), 0) << "every check runs; seed " << s;
     EXPECT_TRUE(r.passed()) << lib << " --seed " << s << "\n" << failures(r);

@@ -19,7 +19,7 @@ TEST_P(CorrectKernel, PassesEveryCheckWithExitZero) {
   // No wall-clock budget: on a loaded CI machine the default budget can run out before the
   // last checks start, and such a check is (rightly) reported as not decided. This test is
   // about verdicts, so it runs every case; speed is measured elsewhere, not asserted.
-  auto r = run_verify(example_lib(GetParam()), tmp, {"--seed", "1", "--budget-seconds", "0"});
+  auto r = run_verify(example_lib(GetParam()), tmp, {"--seed", "1", "--budget-seconds", "0", "--strict"});
   EXPECT_FALSE(r.proc.timed_out);
   EXPECT_EQ(r.proc.exit_code, 0) << r.proc.out << r.proc.err;
   expect_reports_well_formed(r, "pass");

@@ -26,7 +26,9 @@ void expect_fail(const pecheck::VerifyResult& r, const std::string& name, const 
 // Clause: ABI-T5-1 ABI-T5-2 ABI-T5-3 ABI-SIN-1 ABI-SIN-2 ABI-LEARN-1 ABI-LEARN-2
 // Clause: ABI-GEN-2 ABI-GEN-3 ABI-GEN-4 ABI-GEN-5 ABI-GEN-6 ABI-GEN-7
 TEST(VerifyChecks, CorrectKernelPassesEveryCheck) {
-  const auto r = vt::run_with(Bug::None, vt::options({}, 0.25));
+  auto o = vt::options({}, 0.25);
+  o.strict = true;  // this kernel checks every argument: both rejection tiers
+  const auto r = vt::run_with(Bug::None, o);
   EXPECT_TRUE(r.passed());
   EXPECT_EQ(r.ran(), static_cast<std::int64_t>(pecheck::check_names().size()));
   std::set<std::string> clauses;
@@ -48,8 +50,15 @@ TEST(VerifyChecks, CorrectKernelPassesEveryCheck) {
 
 // Clause: ABI-ROPE-1
 TEST(VerifyChecks, KernelThatAcceptsInvalidArgumentsFailsTheRejectionCheck) {
-  const auto r = vt::run_with(Bug::NoValidation, vt::options({"rope.reject"}));
-  const auto& c = vt::check(r, "rope.reject");
+  // By default only tier A (memory safety) runs: rotary_dim wider than the head.
+  const auto d = vt::run_with(Bug::NoValidation, vt::options({"rope.reject"}));
+  EXPECT_EQ(vt::check(d, "rope.reject.rotary-range").status, CheckStatus::Fail);
+  EXPECT_EQ(vt::check(d, "rope.reject.scalars").status, CheckStatus::Skipped);
+  EXPECT_NE(vt::check(d, "rope.reject.scalars").reason.find("--strict"), std::string::npos);
+  auto o = vt::options({"rope.reject"});
+  o.strict = true;
+  const auto r = vt::run_with(Bug::NoValidation, o);
+  const auto& c = vt::check(r, "rope.reject.scalars");
   ASSERT_EQ(c.status, CheckStatus::Fail);
   EXPECT_EQ(c.counterexample->kind, "accepted-invalid");
   EXPECT_TRUE(c.counterexample->clause == "ABI-ROPE-1" || c.counterexample->clause == "ABI-GEN-3");
@@ -57,8 +66,10 @@ TEST(VerifyChecks, KernelThatAcceptsInvalidArgumentsFailsTheRejectionCheck) {
 
 // Clause: ABI-GEN-3
 TEST(VerifyChecks, RejectionMustLeaveTheOutputUntouched) {
-  const auto r = vt::run_with(Bug::WriteThenReject, vt::options({"rope.reject"}));
-  expect_fail(r, "rope.reject", "ABI-GEN-3", "rejected-but-wrote");
+  auto o = vt::options({"rope.reject"});
+  o.strict = true;
+  const auto r = vt::run_with(Bug::WriteThenReject, o);
+  expect_fail(r, "rope.reject.layout", "ABI-GEN-3", "rejected-but-wrote");
 }
 
 // Clause: ABI-ROPE-4
@@ -110,16 +121,19 @@ TEST(VerifyChecks, SwappedSinCosFailsTheOracle) {
 
 // Clause: ABI-LEARN-1
 TEST(VerifyChecks, ClampingOutOfRangePositionsInsteadOfRejectingFails) {
+  // Tier A: caught by the default run, on the requirement's own check.
   const auto r = vt::run_with(Bug::LearnedClamp, vt::options({"learned.reject", "learned.lookup"}));
-  expect_fail(r, "learned.reject", "ABI-LEARN-1", "accepted-invalid");
+  expect_fail(r, "learned.reject.position-range", "ABI-LEARN-1", "accepted-invalid");
   EXPECT_EQ(vt::check(r, "learned.lookup").status, CheckStatus::Pass);
-  EXPECT_EQ(vt::int_arg(*vt::check(r, "learned.reject").counterexample, "n_tokens"), 1);
+  EXPECT_EQ(vt::int_arg(*vt::check(r, "learned.reject.position-range").counterexample, "n_tokens"), 1);
 }
 
 TEST(VerifyChecks, OnlySelectsByNameSchemeOrFamily) {
-  const auto r = vt::run_with(Bug::None, vt::options({"t5", ".reject"}, 0.1));
+  auto o = vt::options({"t5", ".reject"}, 0.1);
+  o.strict = true;
+  const auto r = vt::run_with(Bug::None, o);
   for (const auto& c : r.checks) {
-    const bool want = c.scheme == "t5" || c.name.ends_with(".reject");
+    const bool want = c.scheme == "t5" || c.name.find(".reject.") != std::string::npos;
     EXPECT_EQ(c.status != CheckStatus::Skipped, want) << c.name;
   }
 }
