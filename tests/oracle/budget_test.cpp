@@ -44,6 +44,7 @@ TEST(Budget, LookupAndBoundFormula) {
   EXPECT_THROW(po::budget("rope", "f32", "no-such-variant"), pecheck::InvalidArgument);
 }
 
+// Clause: PREC-ROPE-10 PREC-ALIBI-3 PREC-SIN-3
 // The per-pair terms (c_kconst, c_kangle, c_logb): the ggml row grows with the pair index and
 // |ln f_i|; the reference row ignores both; ALiBi's powf row grows with the slope power.
 TEST(Budget, PairIndexAndLogFrequencyTerms) {
@@ -64,6 +65,11 @@ TEST(Budget, PairIndexAndLogFrequencyTerms) {
     const auto& c = po::budget("rope", "f32", v);
     EXPECT_GE(f.bound({m, th, k, lf}), c.bound({m, th, k, lf})) << v;
   }
+  for (const char* v : {"reference", "accurate"}) {
+    EXPECT_GE(po::budget("sinusoidal", "f32", "field").bound({1.0, th, k, lf}),
+              po::budget("sinusoidal", "f32", v).bound({1.0, th, k, lf})) << v;
+  }
+  EXPECT_GE(po::budget("alibi", "f32", "field").bound({m, 0.0, k}), po::budget("alibi", "f32", "reference").bound({m, 0.0, k}));
   EXPECT_THROW(po::budget("nope", po::Format::F32), pecheck::InvalidArgument);
 }
 

@@ -48,7 +48,7 @@ TEST(VerifyChecks, CorrectKernelPassesEveryCheck) {
   ASSERT_FALSE(vt::check(r, "rope.oracle").series.empty());
 }
 
-// Clause: ABI-ROPE-1
+// Clause: ABI-ROPE-1 ABI-GEN-8
 TEST(VerifyChecks, KernelThatAcceptsInvalidArgumentsFailsTheRejectionCheck) {
   // By default only tier A (memory safety) runs: rotary_dim wider than the head.
   const auto d = vt::run_with(Bug::NoValidation, vt::options({"rope.reject"}));

@@ -1,0 +1,170 @@
+// Accuracy classes end to end (spec/contracts.md "Accuracy classes", PREC-CLASS-*; spec/abi.md
+// ABI-GEN-8): kernels written the way the field writes them pass the default class `field` and
+// are graded with the class they meet; pinned to a tighter class they fail; every entry of the
+// RoPE bug catalogue fails the default class; the worst case replays with --case; the profile
+// shows where an fp16-position kernel stops carrying position information; a kernel with no
+// argument checks passes by default and fails --strict.
+#include <cmath>
+#include <set>
+
+#include "e2e.hpp"
+
+namespace pecheck::e2e {
+namespace {
+
+using ojson = nlohmann::ordered_json;
+
+const ojson* find_check(const ojson& report, const std::string& name) {
+  for (const auto& c : report.at("checks")) {
+    if (c.at("name") == name) return &c;
+  }
+  return nullptr;
+}
+
+// report.json writes non-finite numbers as the strings "inf", "-inf", "nan".
+double num(const ojson& v) {
+  if (v.is_string()) {
+    const auto s = v.get<std::string>();
+    return s == "nan" ? NAN : s == "-inf" ? -INFINITY : INFINITY;
+  }
+  return v.get<double>();
+}
+
+double grade(const ojson& check, const std::string& cls) {
+  for (const auto& g : check.at("accuracy").at("grades")) {
+    if (g.at("class") == cls) return num(g.at("max_units"));
+  }
+  ADD_FAILURE() << "no grade for " << cls;
+  return -1;
+}
+
+struct Field {
+  const char* lib;
+  const char* check;   // the oracle check graded
+  const char* pin;     // the tightest class it meets
+  const char* tighter; // a class it must not meet (pinned: fail)
+};
+void PrintTo(const Field& f, std::ostream* os) { *os << f.lib; }
+
+class FieldKernel : public ::testing::TestWithParam<Field> {};
+
+// Clause: PREC-CLASS-1 PREC-CLASS-2 PREC-CLASS-3 PREC-ROPE-10 PREC-ALIBI-3
+TEST_P(FieldKernel, PassesTheDefaultClassIsGradedAndFailsWhenPinnedTighter) {
+  const Field f = GetParam();
+  TempDir tmp;
+  auto r = run_verify(example_lib(f.lib), tmp, {"--budget-seconds", "0"});
+  EXPECT_EQ(r.proc.exit_code, 0) << r.proc.out << r.proc.err;
+  expect_reports_well_formed(r, "pass");
+  if (r.report.is_null()) return;
+  const ojson* c = find_check(r.report, f.check);
+  ASSERT_NE(c, nullptr);
+  ASSERT_TRUE(c->contains("accuracy")) << c->dump();
+  const auto& a = c->at("accuracy");
+  EXPECT_EQ(a.at("class"), "field");
+  EXPECT_LE(grade(*c, "field"), 1.0);
+  EXPECT_LE(grade(*c, f.pin), 1.0);
+  EXPECT_GT(grade(*c, f.tighter), 1.0);
+  const std::string scheme = std::string(f.check).substr(0, std::string(f.check).find('.'));
+  EXPECT_EQ(a.at("pin"), "--accuracy " + scheme + "=" + f.pin);
+  EXPECT_NE(r.proc.out.find("pin the tightest class met in CI: --accuracy " + scheme + "=" + f.pin), std::string::npos)
+      << r.proc.out;
+  // The profile covers the tested octaves and the worst case names its case index.
+  EXPECT_FALSE(a.at("profile").empty());
+  ASSERT_TRUE(a.contains("worst"));
+  EXPECT_NE(a.at("worst").at("reproduce").get<std::string>().find("--case "), std::string::npos);
+
+  TempDir t2;
+  auto pinned = run_verify(example_lib(f.lib), t2,
+                           {"--budget-seconds", "0", "--no-regressions", "--accuracy", scheme + "=" + f.tighter, "--only", f.check});
+  EXPECT_EQ(pinned.proc.exit_code, 1) << pinned.proc.out;
+  const ojson* pc = pinned.report.is_null() ? nullptr : find_check(pinned.report, f.check);
+  ASSERT_NE(pc, nullptr);
+  EXPECT_EQ(pc->at("status"), "fail");
+}
+
+INSTANTIATE_TEST_SUITE_P(Examples, FieldKernel,
+                         ::testing::Values(Field{"hf_rope", "rope.oracle", "powf", "reference"},
+                                           Field{"ggml_rope", "rope.oracle", "ggml", "powf"},
+                                           Field{"llama_alibi", "alibi.oracle", "powf", "reference"}),
+                         [](const auto& i) { return std::string(i.param.lib); });
+
+// Clause: PREC-CLASS-2
+TEST(BugCatalogue, EveryEntryFailsTheDefaultClassByAWideMargin) {
+  for (const char* bug : {"cat_bf16_freq", "cat_fp16_freq", "cat_int16_pos", "cat_wrong_exponent", "cat_pos_plus_one",
+                          "cat_ignore_scale", "rope_bf16_angle", "rope_fp16_angle", "rope_layout_swap"}) {
+    TempDir tmp;
+    auto r = run_verify(example_lib(bug), tmp, {"--budget-seconds", "0", "--no-regressions", "--only", "rope.oracle"});
+    EXPECT_EQ(r.proc.exit_code, 1) << bug << r.proc.out;
+    if (r.report.is_null()) continue;
+    const ojson* c = find_check(r.report, "rope.oracle");
+    ASSERT_NE(c, nullptr) << bug;
+    EXPECT_EQ(c->at("status"), "fail") << bug;
+    EXPECT_EQ(c->at("counterexample").at("clause"), "ABI-ROPE-2") << bug;
+    // spec/contracts.md PREC-CLASS-2 states the smallest catalogue error: > 1000 class units.
+    EXPECT_GT(grade(*c, "field"), 1000.0) << bug;
+  }
+}
+
+// Clause: PREC-CLASS-3
+TEST(Profile, ShowsWhereFp16PositionsStopCarryingPositionInformation) {
+  TempDir tmp;
+  auto r = run_verify(example_lib("rope_fp16_angle"), tmp, {"--budget-seconds", "0", "--no-regressions", "--only", "rope.oracle"});
+  ASSERT_FALSE(r.report.is_null()) << r.proc.err;
+  const ojson* c = find_check(r.report, "rope.oracle");
+  ASSERT_NE(c, nullptr);
+  const auto& a = c->at("accuracy");
+  for (const auto& row : a.at("profile")) {
+    const auto oct = row.at("octave").get<long long>();
+    if (oct >= 0 && oct <= 10) {
+      EXPECT_LE(num(row.at("max_units")), 1.0) << row.dump();  // fp16 holds every integer below 2^11
+    }
+    if (oct == 11) {
+      EXPECT_GT(num(row.at("max_units")), 1.0) << row.dump();
+    }
+  }
+  ASSERT_FALSE(a.at("resolved_up_to").is_null());
+  EXPECT_EQ(a.at("resolved_up_to").get<long long>(), 2048);
+  EXPECT_EQ(a.at("class_held_up_to").at("field").get<long long>(), 2048);
+  // The worst element is far worse than the shrunk counterexample, and both are reported.
+  EXPECT_GT(num(a.at("worst").at("element").at("contract_units")),
+            num(c->at("counterexample").at("worst").at("contract_units")));
+}
+
+// Clause: PREC-CLASS-3
+TEST(WorstCase, ReplaysWithItsCaseIndex) {
+  TempDir tmp;
+  auto r = run_verify(example_lib("ggml_rope"), tmp, {"--budget-seconds", "0", "--only", "rope.oracle"});
+  ASSERT_FALSE(r.report.is_null()) << r.proc.err;
+  const auto& w = find_check(r.report, "rope.oracle")->at("accuracy").at("worst");
+  const long long i = w.at("case_index").get<long long>();
+  TempDir t2;
+  auto one = run_verify(example_lib("ggml_rope"), t2,
+                        {"--budget-seconds", "0", "--only", "rope.oracle", "--case", std::to_string(i)});
+  ASSERT_FALSE(one.report.is_null()) << one.proc.err;
+  const auto* c1 = find_check(one.report, "rope.oracle");
+  EXPECT_EQ(c1->at("cases").get<long long>(), 1);
+  EXPECT_EQ(c1->at("accuracy").at("worst").at("element").at("contract_units"), w.at("element").at("contract_units"));
+}
+
+// Clause: ABI-GEN-8
+TEST(Tiers, NoArgumentChecksPassesByDefaultAndFailsStrict) {
+  TempDir tmp;
+  auto r = run_verify(example_lib("nochecks"), tmp, {"--budget-seconds", "0"});
+  EXPECT_EQ(r.proc.exit_code, 0) << r.proc.out;
+  TempDir t2;
+  auto s = run_verify(example_lib("nochecks"), t2, {"--budget-seconds", "0", "--strict"});
+  EXPECT_EQ(s.proc.exit_code, 1) << s.proc.out;
+  ASSERT_FALSE(s.report.is_null());
+  std::set<std::string> failed;
+  for (const auto& c : s.report.at("checks")) {
+    if (c.at("status") == "fail") failed.insert(c.at("name").get<std::string>());
+  }
+  for (const char* n : {"alibi.reject.mode", "alibi.reject.null", "sinusoidal.reject.base", "sinusoidal.reject.positions"}) {
+    EXPECT_TRUE(failed.count(n)) << n;
+  }
+  // Only hygiene checks fail: the arithmetic and the memory-safety checks pass.
+  for (const auto& n : failed) EXPECT_NE(n.find(".reject."), std::string::npos) << n;
+}
+
+}  // namespace
+}  // namespace pecheck::e2e
