@@ -122,6 +122,10 @@ std::string render_text(const VerifyResult& r) {
         std::find(r.missing.begin(), r.missing.end(), c.function) != r.missing.end()) {
       continue;
     }
+    // Deselected and tier-B checks are summarised by one line each below.
+    if (c.status == CheckStatus::Skipped && (c.reason.starts_with("not selected") || c.reason.starts_with("argument hygiene"))) {
+      continue;
+    }
     o += fmt::format("  {:<8} {:<28} {:<16} {:>8} cases", to_string(c.status), c.name, c.clause, c.cases);
     if (!c.reason.empty()) o += "  (" + c.reason + ")";
     o += "\n";
@@ -143,6 +147,19 @@ std::string render_text(const VerifyResult& r) {
     accuracy_text(o, c);
   }
   if (!r.missing.empty()) o += "  not exported (their checks skipped): " + join(r.missing, ", ") + "\n";
+  std::int64_t deselected = 0, hygiene = 0;
+  for (const auto& c : r.checks) {
+    if (c.status != CheckStatus::Skipped) continue;
+    deselected += c.reason.starts_with("not selected");
+    hygiene += c.reason.starts_with("argument hygiene");
+  }
+  if (deselected > 0) o += fmt::format("  {} checks not selected by --only\n", deselected);
+  if (hygiene > 0) {
+    o += fmt::format("  {} argument-hygiene checks (tier B, spec/abi.md ABI-GEN-8) not run: --strict runs them\n", hygiene);
+  }
+  for (const auto& n : r.notes) {
+    if (n.starts_with("declared domain: ")) o += "  " + n + "\n";
+  }
   o += fmt::format("verdict: {} ({} pass, {} fail, {} skipped, {} undecided/error) in {} s\n", r.verdict(),
                    r.count(CheckStatus::Pass), r.count(CheckStatus::Fail), r.count(CheckStatus::Skipped),
                    r.count(CheckStatus::Unknown) + r.count(CheckStatus::Timeout) + r.count(CheckStatus::Error),

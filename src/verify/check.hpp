@@ -11,6 +11,7 @@
 
 #include "report/result.hpp"
 #include "verify/accuracy.hpp"
+#include "verify/domain.hpp"
 #include "verify/cases.hpp"
 #include "verify/run.hpp"
 #include "verify/verify.hpp"
@@ -39,6 +40,7 @@ struct Ctx {
   std::vector<std::string> notes;         // e.g. ambiguous T5 boundaries met
   AccuracyTrack acc;                      // oracle checks: every class, worst case, profile
   std::int64_t case_index = 0;            // the case being evaluated (for the worst case)
+  const Domain* domain = nullptr;         // the declared domain (verify/domain.hpp), if any
 
   bool softmax() const { return opt.contract == "softmax"; }
   void observe(std::int64_t position, double ulps, double units);
@@ -53,6 +55,7 @@ struct CheckDef {
   std::function<Case(Rng&, const GenParams&)> generate;
   std::function<std::optional<Failure>(Ctx&, const Case&)> evaluate;
   bool grade_all = false;  // oracle checks: run every case even after a wrong value (accuracy)
+  bool valid_cases = true; // generates valid calls: kept inside the declared domain
 };
 
 struct CorpusEntry;  // verify/corpus.hpp

@@ -77,7 +77,8 @@ AnyCheck make_check(CheckDef<Case> def) {
     res.clause = def.clause;
     res.description = def.description;
     const double t0 = now_seconds();
-    const GenParams gp{o.max_position};
+    GenParams gp{o.max_position};
+    if (ctx.domain) gp.max_position = max_position_for(*ctx.domain, res.scheme, o.max_position);
     const std::int64_t n = std::max<std::int64_t>(1, std::llround(static_cast<double>(def.cases) * o.case_scale));
     const std::int64_t shards = std::max<std::int64_t>(1, o.shard_count);
     std::int64_t planned = 0;
@@ -100,6 +101,7 @@ AnyCheck make_check(CheckDef<Case> def) {
       }
       Rng r = Rng::for_case(o.seed, def.name, static_cast<std::uint64_t>(i));
       Case c = def.generate(r, gp);
+      if (def.valid_cases && ctx.domain) constrain(*ctx.domain, c, r);
       ctx.case_index = i;
       auto f = def.evaluate(ctx, c);
       ++res.cases;
@@ -152,9 +154,13 @@ AnyCheck make_check(CheckDef<Case> def) {
     res.seconds = now_seconds() - t0;
     return res;
   };
-  a.replay = [def](Ctx& ctx, const CorpusEntry& e) {
+  a.replay = [def](Ctx& ctx, const CorpusEntry& e) -> std::optional<Failure> {
     Case c;
     case_from_entry(e, c);
+    if (def.valid_cases && ctx.domain && !inside(*ctx.domain, c)) {
+      ctx.note("stored case " + e.source + " lies outside the declared domain: not replayed");
+      return std::nullopt;
+    }
     return def.evaluate(ctx, c);
   };
   return a;
@@ -214,6 +220,7 @@ void add_generic_checks(std::vector<AnyCheck>& out, Fn fn, const std::string& do
           }
           return std::nullopt;
         }};
+    def.valid_cases = false;
     AnyCheck a = make_check<Case>(std::move(def));
     a.strict_only = !req.safety;
     out.push_back(std::move(a));

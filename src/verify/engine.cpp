@@ -51,6 +51,7 @@ void validate(const VerifyOptions& o) {
   }
   if (!(o.budget_seconds >= 0)) throw UsageError("--budget-seconds must be >= 0");
   if (!(o.call_timeout_seconds > 0)) throw UsageError("the per-call timeout must be > 0");
+  if (!o.domain.empty()) (void)parse_domain(o.domain);
   for (const auto& [scheme, cls] : o.accuracy) {
     const auto& cs = accuracy_classes(scheme);
     if (std::find(cs.begin(), cs.end(), cls) == cs.end()) {
@@ -83,6 +84,11 @@ VerifyResult run(Executor& ex, const LibraryInfo& info, const VerifyOptions& o) 
   for (int i = 0; i < kFnCount; ++i) {
     (info.mask & (1u << i) ? res.exported : res.missing).push_back(std::string(symbol(kAllFns[i])));
   }
+  const Domain domain = o.domain.empty() ? Domain{} : parse_domain(o.domain);
+  if (domain.declared) {
+    res.options.extra.emplace_back("domain", domain.text);
+    for (const auto& u : untested(domain)) res.notes.push_back("declared domain: " + u);
+  }
   const double t0 = now_seconds();
   const double deadline = o.budget_seconds > 0 ? t0 + o.budget_seconds : 0;
   const auto checks = catalogue();
@@ -101,13 +107,18 @@ VerifyResult run(Executor& ex, const LibraryInfo& info, const VerifyOptions& o) 
       r.description = c.description;
       r.status = report::CheckStatus::Skipped;
       r.reason = "not selected by --only";
+    } else if (domain.rope_full_rotary && c.name == "rope.passthrough") {
+      r.name = c.name, r.scheme = scheme(c.fn), r.function = symbol(c.fn), r.clause = c.clause;
+      r.description = c.description;
+      r.status = report::CheckStatus::Skipped;
+      r.reason = "the declared domain (rope.rotary_dim=full) has no pass-through lanes";
     } else if (c.strict_only && !o.strict) {
       r.name = c.name, r.scheme = scheme(c.fn), r.function = symbol(c.fn), r.clause = c.clause;
       r.description = c.description;
       r.status = report::CheckStatus::Skipped;
       r.reason = "argument hygiene (tier B, spec/abi.md ABI-GEN-8): run with --strict";
     } else {
-      Ctx ctx{ex, o, true, 0, -1, {}, {}, {}, 0};
+      Ctx ctx{ex, o, true, 0, -1, {}, {}, {}, 0, domain.declared ? &domain : nullptr};
       try {
         r = corpus.run(c, ctx, deadline);
       } catch (const IoError&) {
