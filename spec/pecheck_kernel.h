@@ -17,6 +17,11 @@ extern "C" {
 #define PEC_ABI_VERSION 1
 int pec_abi_version(void);                 /* returns PEC_ABI_VERSION; optional */
 
+/* Optional: the subset of the domain the library supports (spec/abi.md ABI-DOM-1..3), as text:
+ * "pecheck-domain 1" then one rule per line, e.g. "rope.layout neox\nrope.head_dim 64,128\n".
+ * The string must stay valid for the life of the library (a string literal). */
+const char* pec_domain(void);
+
 enum pec_rope_layout { PEC_ROPE_NEOX = 0, PEC_ROPE_GPTJ = 1 };
 struct pec_rope_args {
   int64_t n_tokens, n_heads, head_dim, rotary_dim;

@@ -166,5 +166,42 @@ TEST(Tiers, NoArgumentChecksPassesByDefaultAndFailsStrict) {
   for (const auto& n : failed) EXPECT_NE(n.find(".reject."), std::string::npos) << n;
 }
 
+// Clause: ABI-DOM-1 ABI-DOM-2 ABI-DOM-3
+TEST(Domain, NeoxOnlyHeadDim128PassesWithItsDeclarationAndFailsWithout) {
+  const std::string decl = "rope.layout=neox;rope.head_dim=128;rope.rotary_dim=64,128";
+  TempDir tmp;
+  auto with = run_verify(example_lib("neox128_rope"), tmp, {"--budget-seconds", "0", "--domain", decl});
+  EXPECT_EQ(with.proc.exit_code, 0) << with.proc.out;
+  EXPECT_NE(with.proc.out.find("declared domain: rope: layout gptj untested"), std::string::npos) << with.proc.out;
+  ASSERT_FALSE(with.report.is_null());
+  bool noted = false;
+  for (const auto& n : with.report.at("notes")) noted = noted || n.get<std::string>().find("declared domain") != std::string::npos;
+  EXPECT_TRUE(noted);
+  // Without it: valid calls it does not support return non-zero (ABI-GEN-2).
+  TempDir t2;
+  auto without = run_verify(example_lib("neox128_rope"), t2, {"--budget-seconds", "0", "--no-regressions"});
+  EXPECT_EQ(without.proc.exit_code, 1);
+  ASSERT_FALSE(without.report.is_null());
+  const ojson* c = find_check(without.report, "rope.oracle");
+  ASSERT_NE(c, nullptr);
+  EXPECT_EQ(c->at("counterexample").at("clause"), "ABI-GEN-2");
+  EXPECT_EQ(c->at("counterexample").at("kind"), "nonzero-return");
+  // A declaration that is too wide (any rotary_dim) is caught the same way.
+  TempDir t3;
+  auto wide = run_verify(example_lib("neox128_rope"), t3,
+                         {"--budget-seconds", "0", "--no-regressions", "--domain", "rope.layout=neox;rope.head_dim=128"});
+  EXPECT_EQ(wide.proc.exit_code, 1);
+}
+
+// Clause: ABI-DOM-1
+TEST(Domain, BadDeclarationIsAUsageError) {
+  for (const char* bad : {"rope.layout=sideways", "rope.head_dim=-4", "nope.rule=1", "rope.head_dim"}) {
+    TempDir tmp;
+    auto r = run_verify(example_lib("neox128_rope"), tmp, {"--domain", bad});
+    EXPECT_EQ(r.proc.exit_code, 2) << bad;
+    expect_one_line_error(r.proc);
+  }
+}
+
 }  // namespace
 }  // namespace pecheck::e2e
