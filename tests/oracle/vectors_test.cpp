@@ -20,7 +20,8 @@ namespace {
 using Row = std::vector<std::string>;
 
 std::vector<Row> read_tsv(const std::string& name) {
-  const std::filesystem::path p = std::filesystem::path(PECHECK_SOURCE_DIR) / "tests" / "vectors" / name;
+  const std::filesystem::path p =
+      std::filesystem::path(PECHECK_SOURCE_DIR) / "tests" / "vectors" / name;
   std::ifstream in(p);
   // A missing folder is a failure, never a silent skip.
   EXPECT_TRUE(in.good()) << "independent vectors missing: " << p;
