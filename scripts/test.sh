@@ -51,6 +51,7 @@ copy_repository() {
 if has_stage release; then
   t=$SECONDS
   ISOLATED=$(mktemp -d "${TMPDIR:-/tmp}/pecheck-isolated-XXXXXX")
+  chmod 755 "$ISOLATED"  # as a clone's folder: tests that drop to an unprivileged user read it
   trap 'rm -rf "$ISOLATED"' EXIT  # removed on interrupt as well
   copy_repository "$ISOLATED/pecheck"
   echo "== test.sh: release stage in $ISOLATED/pecheck (a copy with nothing beside it)"
