@@ -9,6 +9,7 @@ PKGS=(
   libeigen3-dev libboost-dev libmpfr-dev libgmp-dev
   libz3-dev libcvc5-dev
   libhwy-dev libcli11-dev nlohmann-json3-dev libfmt-dev
+  python3 python3-mpmath            # scripts/gen_vectors.py: the vectors' second, independent check
 )
 missing=()
 for p in "${PKGS[@]}"; do

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The whole test suite, exactly as CI runs it (.ci/run calls this script and nothing less):
-#   1. release   build (preset `release`, build/) and every CTest test
+#   1. release   build (preset `release`) and every CTest test, in a copy of the repository's
+#                files in a fresh temporary folder with nothing beside it (see below)
 #   2. sanitize  the same suite under AddressSanitizer + UndefinedBehaviorSanitizer
 #                (preset `sanitize`, build-sanitize/; bench and CUDA are left out there)
 #   3. fuzz      the libFuzzer targets (preset `fuzz`, clang, build-fuzz/), each run for a
@@ -9,7 +10,16 @@
 #
 # Environment: PECHECK_JOBS (default 2) build/test parallelism; PECHECK_STAGES (default
 # "release sanitize fuzz") to run a subset locally; PECHECK_FUZZ_SECONDS (default 60) the
-# fuzzing time over all targets together.
+# fuzzing time over all targets together; PECHECK_KEEP_ISOLATED=1 keeps the release stage's
+# copy (it is kept anyway when the stage fails, and its path printed).
+#
+# Why the release stage runs in a copy (issue 12): a fresh clone has nothing beside it, so a
+# test that reads a sibling folder or a machine path passes in a developer's tree and fails for
+# everyone else. The copy is what a clone of this tree would hold -- the tracked files and the
+# untracked ones git does not ignore (uncommitted edits included, build outputs not) -- placed
+# at $TMPDIR/pecheck-isolated-XXXXXX/pecheck, whose parent holds nothing else. It is built from
+# scratch, as on a fresh machine; the other stages stay in this tree (build-sanitize/,
+# build-fuzz/), so nothing is built twice.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -23,11 +33,42 @@ stage_done() { SUMMARY+=("$1: $(( SECONDS - $2 )) s"); echo "== test.sh: stage $
 
 has_stage() { [[ " $STAGES " == *" $1 "* ]]; }
 
+# Copies the repository's files (as a clone of this tree would have them) into $1.
+copy_repository() {
+  mkdir -p "$1"
+  if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    git ls-files -z -co --exclude-standard |
+      while IFS= read -r -d '' f; do
+        if [ -e "$f" ] || [ -L "$f" ]; then printf '%s\0' "$f"; fi  # skip deleted files
+      done |
+      tar --null -T - -cf - | tar -xf - -C "$1"
+  else  # not a git checkout (an unpacked archive): everything but build outputs
+    tar --exclude='./build*' --exclude=./out --exclude='./report*' --exclude=./.gpu -cf - . |
+      tar -xf - -C "$1"
+  fi
+}
+
 if has_stage release; then
   t=$SECONDS
-  cmake --preset release
-  cmake --build --preset release -j"$JOBS"
-  ctest --preset release -j"$JOBS"
+  ISOLATED=$(mktemp -d "${TMPDIR:-/tmp}/pecheck-isolated-XXXXXX")
+  chmod 755 "$ISOLATED"  # as a clone's folder: tests that drop to an unprivileged user read it
+  trap 'rm -rf "$ISOLATED"' EXIT  # removed on interrupt as well
+  copy_repository "$ISOLATED/pecheck"
+  echo "== test.sh: release stage in $ISOLATED/pecheck (a copy with nothing beside it)"
+  if ! (cd "$ISOLATED/pecheck" &&
+        cmake --preset release &&
+        cmake --build --preset release -j"$JOBS" &&
+        ctest --preset release -j"$JOBS"); then
+    trap - EXIT
+    echo "== test.sh: release stage FAILED; the isolated copy is kept: $ISOLATED/pecheck" >&2
+    exit 1
+  fi
+  trap - EXIT
+  if [ "${PECHECK_KEEP_ISOLATED:-0}" = 1 ]; then
+    echo "== test.sh: isolated copy kept: $ISOLATED/pecheck"
+  else
+    rm -rf "$ISOLATED"
+  fi
   stage_done release "$t"
 fi
 

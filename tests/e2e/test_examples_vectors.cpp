@@ -1,5 +1,5 @@
 // The correct example kernels (pure C and C++) against the independent MPFR vectors of
-// shared/vectors, called directly through dlopen — evidence, independent of `pecheck verify`
+// tests/vectors, called directly through dlopen — evidence, independent of `pecheck verify`
 // and of pecheck's own oracles, that the "correct" examples are correct. Tolerances come from
 // spec/budgets.tsv (the "accurate" rows: angles in double) or comparisons are exact.
 #include <dlfcn.h>
@@ -20,7 +20,9 @@ namespace {
 using Row = std::vector<std::string>;
 
 std::vector<Row> read_tsv(const std::string& name) {
-  std::ifstream f(std::string(PECHECK_SOURCE_DIR) + "/../shared/vectors/" + name);
+  const std::string path = std::string(PECHECK_SOURCE_DIR) + "/tests/vectors/" + name;
+  std::ifstream f(path);
+  EXPECT_TRUE(f.good()) << "independent vectors missing: " << path;
   std::vector<Row> rows;
   std::string line;
   bool header = true;

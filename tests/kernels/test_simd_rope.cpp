@@ -118,7 +118,7 @@ TEST_P(SimdRope, MeetsF32ContractAgainstOracleAtPositionsUpTo2e31) {
   }
 }
 
-// Independent MPFR values (shared/vectors/rope_angles.tsv): rotating the unit vector e_i gives
+// Independent MPFR values (tests/vectors/rope_angles.tsv): rotating the unit vector e_i gives
 // (cos, sin) of the angle exactly, so the kernel's cos/sin are checked at positions to 2^31-1.
 TEST_P(SimdRope, UnitVectorGivesIndependentCosSinAtHugePositions) {
   const auto rows = read_tsv("rope_angles.tsv");

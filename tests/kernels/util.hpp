@@ -1,5 +1,5 @@
 // Helpers shared by the kernel tests: guarded output buffers, deterministic inputs, the
-// shared MPFR vectors (/work/shared/vectors, independent of pecheck's code).
+// independent MPFR vectors (tests/vectors, computed outside pecheck's code).
 #pragma once
 
 #include <bit>
@@ -88,9 +88,10 @@ inline std::vector<std::int64_t> random_positions(std::size_t n, std::uint64_t s
   return p;
 }
 
-// Rows of a tab-separated file of the shared vectors (comments and header skipped).
+// Rows of a tab-separated file of tests/vectors (comments and header skipped; a missing file
+// gives no rows, which the callers assert against).
 inline std::vector<std::vector<std::string>> read_tsv(const std::string& name) {
-  std::ifstream in(std::string(PECHECK_SOURCE_DIR) + "/../shared/vectors/" + name);
+  std::ifstream in(std::string(PECHECK_SOURCE_DIR) + "/tests/vectors/" + name);
   std::vector<std::vector<std::string>> rows;
   std::string line;
   bool header = true;

@@ -1,4 +1,4 @@
-// The oracle against independent MPFR 256-bit vectors (/work/shared/vectors, computed outside
+// The oracle against independent MPFR 256-bit vectors (tests/vectors, computed outside
 // pecheck). Correctly rounded doubles/floats must equal strtod/strtof of the 40-digit values
 // (glibc's conversions are correctly rounded), and the double-double values must agree to
 // 2^-100. Clause: PREC-ORACLE-1, PREC-ORACLE-4, PREC-ORACLE-5, PREC-ORACLE-6
@@ -20,11 +20,11 @@ namespace {
 using Row = std::vector<std::string>;
 
 std::vector<Row> read_tsv(const std::string& name) {
-  const std::filesystem::path p = std::filesystem::path(PECHECK_SOURCE_DIR) / ".." / "shared" / "vectors" / name;
+  const std::filesystem::path p =
+      std::filesystem::path(PECHECK_SOURCE_DIR) / "tests" / "vectors" / name;
   std::ifstream in(p);
   // A missing folder is a failure, never a silent skip.
-  EXPECT_TRUE(in.good()) << "independent vectors missing: " << p
-                         << " (CI copies shared/ next to the clone)";
+  EXPECT_TRUE(in.good()) << "independent vectors missing: " << p;
   std::vector<Row> rows;
   std::string line;
   bool header = false;

@@ -1,8 +1,8 @@
-// The reference encodings against independent values (/work/shared/vectors: MPFR at 256 bits,
+// The reference encodings against independent values (tests/vectors: MPFR at 256 bits,
 // computed outside pecheck, 40 significant digits). float and double are held to the precision
 // budgets of spec/budgets.tsv (read through pecheck::oracle::budget); the 100-digit MPFR
 // instantiation is held to the vectors' own printed precision (half a unit in the 40th digit).
-// A missing vectors folder FAILS the tests: CI has it.
+// A missing vectors file FAILS the tests (they are part of the repository).
 #include <gtest/gtest.h>
 
 #include <boost/multiprecision/mpfr.hpp>
@@ -27,18 +27,17 @@ namespace bmp = boost::multiprecision;
 using MP = bmp::mpfr_float_100;
 using namespace pecheck;
 
-// The vectors are printed with this many significant digits (vectors/README.md).
+// The vectors are printed with this many significant digits (tests/vectors/README.md).
 constexpr int kVectorDigits = 40;
 
 const std::filesystem::path kVectors =
-    std::filesystem::path(PECHECK_SOURCE_DIR) / ".." / "shared" / "vectors";
+    std::filesystem::path(PECHECK_SOURCE_DIR) / "tests" / "vectors";
 
 // Rows of a TSV file as maps column -> text; fails the calling test when the file is missing.
 std::vector<std::map<std::string, std::string>> read_tsv(const std::string& name) {
   const auto path = kVectors / name;
   std::ifstream in(path);
-  EXPECT_TRUE(in.good()) << "independent vectors missing: " << path
-                         << " (CI copies shared/ next to the clone; see tests/reference)";
+  EXPECT_TRUE(in.good()) << "independent vectors missing: " << path;
   std::vector<std::map<std::string, std::string>> rows;
   std::vector<std::string> header;
   for (std::string line; std::getline(in, line);) {
