@@ -203,5 +203,20 @@ TEST(Domain, BadDeclarationIsAUsageError) {
   }
 }
 
+// Clause: PREC-CLASS-3
+TEST(Profile, Float32AnglesStopResolvingPositionsAt2To24) {
+  // A float32 position rounds 2^24 + 1 to 2^24: past it p and p + 1 blur at the fastest pair.
+  TempDir tmp;
+  auto r = run_verify(example_lib("hf_rope"), tmp,
+                      {"--budget-seconds", "0", "--only", "rope.oracle", "--max-position", "2147483647"});
+  EXPECT_EQ(r.proc.exit_code, 0) << r.proc.out;
+  ASSERT_FALSE(r.report.is_null());
+  const auto& a = find_check(r.report, "rope.oracle")->at("accuracy");
+  ASSERT_FALSE(a.at("resolved_up_to").is_null());
+  EXPECT_LE(a.at("resolved_up_to").get<long long>(), 1LL << 24);
+  EXPECT_GE(a.at("resolved_up_to").get<long long>(), 1LL << 20);
+  EXPECT_GT(a.at("largest_position").get<long long>(), 1LL << 24);
+}
+
 }  // namespace
 }  // namespace pecheck::e2e
