@@ -14,9 +14,8 @@ typedef int pec_avx2_vi __attribute__((vector_size(32)));
 namespace pecheck::kernels {
 // Vector fused multiply-add for the shared two_prod (must precede the shared headers).
 static inline pec_avx2_vd ffma(pec_avx2_vd a, pec_avx2_vd b, pec_avx2_vd c) {
-  return reinterpret_cast<pec_avx2_vd>(_mm256_fmadd_pd(reinterpret_cast<__m256d>(a),
-                                                      reinterpret_cast<__m256d>(b),
-                                                      reinterpret_cast<__m256d>(c)));
+  return reinterpret_cast<pec_avx2_vd>(_mm256_fmadd_pd(
+      reinterpret_cast<__m256d>(a), reinterpret_cast<__m256d>(b), reinterpret_cast<__m256d>(c)));
 }
 }  // namespace pecheck::kernels
 
@@ -41,6 +40,8 @@ using VI = pec_avx2_vi;
 
 static inline void stream_f(float* p, VF v) { _mm256_stream_ps(p, reinterpret_cast<__m256>(v)); }
 static inline void store_fence() { _mm_sfence(); }
+// Vector registers the RoPE cos/sin tables may occupy (of 16).
+constexpr int64_t kTableRegs = 8;
 
 #include "kernels/simd/impl.inc"
 
