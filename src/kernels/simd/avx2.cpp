@@ -9,6 +9,7 @@
 typedef float pec_avx2_vf __attribute__((vector_size(32)));
 typedef double pec_avx2_vd __attribute__((vector_size(32)));
 typedef float pec_avx2_vfh __attribute__((vector_size(16)));
+typedef long long pec_avx2_vl __attribute__((vector_size(32)));
 typedef int pec_avx2_vi __attribute__((vector_size(32)));
 
 namespace pecheck::kernels {
@@ -17,6 +18,8 @@ static inline pec_avx2_vd ffma(pec_avx2_vd a, pec_avx2_vd b, pec_avx2_vd c) {
   return reinterpret_cast<pec_avx2_vd>(_mm256_fmadd_pd(
       reinterpret_cast<__m256d>(a), reinterpret_cast<__m256d>(b), reinterpret_cast<__m256d>(c)));
 }
+// The encoding of each double as a 64-bit integer (rope_angle.hpp's quadrant).
+static inline pec_avx2_vl dbits(pec_avx2_vd v) { return reinterpret_cast<pec_avx2_vl>(v); }
 }  // namespace pecheck::kernels
 
 #include "kernels/shared/alibi_arith.hpp"

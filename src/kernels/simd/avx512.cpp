@@ -15,6 +15,7 @@
 typedef float pec_avx512_vf __attribute__((vector_size(PEC_AVX512_FLOAT_BYTES)));
 typedef double pec_avx512_vd __attribute__((vector_size(64)));
 typedef float pec_avx512_vfh __attribute__((vector_size(32)));
+typedef long long pec_avx512_vl __attribute__((vector_size(64)));
 typedef int pec_avx512_vi __attribute__((vector_size(PEC_AVX512_FLOAT_BYTES)));
 
 namespace pecheck::kernels {
@@ -23,6 +24,8 @@ static inline pec_avx512_vd ffma(pec_avx512_vd a, pec_avx512_vd b, pec_avx512_vd
   return reinterpret_cast<pec_avx512_vd>(_mm512_fmadd_pd(
       reinterpret_cast<__m512d>(a), reinterpret_cast<__m512d>(b), reinterpret_cast<__m512d>(c)));
 }
+// The encoding of each double as a 64-bit integer (rope_angle.hpp's quadrant).
+static inline pec_avx512_vl dbits(pec_avx512_vd v) { return reinterpret_cast<pec_avx512_vl>(v); }
 }  // namespace pecheck::kernels
 
 #include "kernels/shared/alibi_arith.hpp"
