@@ -23,13 +23,15 @@ std::string missing_reason(Path p);
 // the CPU lacks; the pec_* functions then return kPathUnavailable on every call.
 bool active_path(Path& p, std::string& reason);
 
-// Streaming (non-temporal) stores for RoPE outputs larger than this many bytes (when y is
-// 64-byte aligned, not in place, and rows keep vector alignment). PECHECK_SIMD_STREAM=0|1
-// forces them off or on (on still needs the alignment). Measured on the 2-core Zen 5 VMs
-// here (bench/kernels, BM_RopeStream and interleaved A/B runs): at 128 MiB and at 4 MiB
-// regular stores were faster in 7 of 8 comparisons, so the automatic threshold lies above
-// every size measured (1 GiB); on machines where they pay off, force them on.
-inline constexpr long long kStreamMinBytes = 1ll << 30;
+// Streaming (non-temporal) stores for RoPE outputs of at least this many bytes (when y is
+// 64-byte aligned, not in place, and rows keep vector alignment); below it, and always in
+// place, ordinary stores keep y in cache for the next kernel. PECHECK_SIMD_STREAM=0|1 forces
+// them off or on (on still needs the alignment). 16 MiB: from there x + y (32 MiB) no longer
+// fit this Zen 5 VM's 32 MiB L3, and streaming ran faster than ordinary stores at every size
+// measured from 16 to 128 MiB (bench/kernels BM_RopeStream: 0.9-1.2x memcpy against 0.8-0.95x
+// at 128 MiB, one thread): ordinary stores read each line of y before writing it
+// (read-for-ownership), streaming stores do not. The 4 MiB in-cache case keeps ordinary stores.
+inline constexpr long long kStreamMinBytes = 1ll << 24;
 
 // Process-wide streaming-store mode for benchmarks: -1 automatic (above), 0 never, 1 when
 // aligned. Starts from PECHECK_SIMD_STREAM when set.
