@@ -27,9 +27,9 @@ bool active_path(Path& p, std::string& reason);
 // 64-byte aligned, not in place, and rows keep vector alignment); below it, and always in
 // place, ordinary stores keep y in cache for the next kernel. PECHECK_SIMD_STREAM=0|1 forces
 // them off or on (on still needs the alignment). 16 MiB: from there x + y (32 MiB) no longer
-// fit this Zen 5 VM's 32 MiB L3, and streaming ran faster than ordinary stores at every size
-// measured from 16 to 128 MiB (bench/kernels BM_RopeStream: 0.9-1.2x memcpy against 0.8-0.95x
-// at 128 MiB, one thread): ordinary stores read each line of y before writing it
+// fit this Zen 5 VM's 32 MiB L3, and streaming ran faster than ordinary stores in 15 of 16
+// (size, layout, rotary) pairs from 16 to 128 MiB (src/kernels/DESIGN.md; at 128 MiB 0.92-1.18x
+// memcpy against 0.77-0.92x, one thread): ordinary stores read each line of y before writing it
 // (read-for-ownership), streaming stores do not. The 4 MiB in-cache case keeps ordinary stores.
 inline constexpr long long kStreamMinBytes = 1ll << 24;
 
