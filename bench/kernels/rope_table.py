@@ -2,10 +2,14 @@
 """Markdown tables of bench_kernels_rope's JSON output (medians over repetitions), for README's
 `## Optimized kernels`.
 
-    rope_table.py results.json                 print the tables
-    rope_table.py results.json --readme FILE   replace the text between the markers
-                                               <!-- rope_table:begin --> / <!-- rope_table:end -->
+    rope_table.py results.json [--before OLD.json] [--readme FILE]
+
+prints the tables, or with --readme replaces the text between the markers
+<!-- rope_table:begin --> / <!-- rope_table:end --> of FILE; --before adds a column with the
+`pec_rope_f32` ratio of an earlier run (another JSON of the same program, e.g. the same binary
+run against an older libpecheck_simd.so through LD_LIBRARY_PATH).
 """
+import argparse
 import json
 import re
 import sys
@@ -22,7 +26,7 @@ def load(path):
     return doc["context"], med
 
 
-def tables(ctx, med):
+def tables(ctx, med, before=None):
     out = []
     load_end = next((b["load1"] for k, b in med.items() if k.startswith("BM_LoadAverage")), None)
     out.append(
@@ -33,9 +37,11 @@ def tables(ctx, med):
     out.append("")
     names = ["auto", "avx512", "avx2", "scalar", "table"]
     ids = {"scalar": 0, "avx2": 1, "avx512": 2, "auto": 3, "table": 4}
-    out.append("| tokens | layout | rotary | memcpy GB/s | `pec_rope_f32` GB/s | **ratio** | goal | "
-               "avx512 | avx2 | scalar | scalar+table |")
-    out.append("|---|---|---|---|---|---|---|---|---|---|---|")
+    head = "| tokens | layout | rotary | memcpy GB/s | `pec_rope_f32` GB/s | **ratio** | goal | "
+    if before is not None:
+        head += "before | "
+    out.append(head + "avx512 | avx2 | scalar | scalar+table |")
+    out.append("|---" * (11 + (before is not None)) + "|")
     for tokens in (8192, 256):
         for layout in (0, 1):
             for rot in (128, 64):
@@ -50,13 +56,23 @@ def tables(ctx, med):
                 ratio = a["ratio"]
                 cells = [str(tokens), "neox" if layout == 0 else "gptj", str(rot), f"{a['memcpy_GB/s']:.1f}",
                          f"{a['GB/s']:.1f}", f"**{ratio:.2f}**", f"{goal} {'met' if ratio >= goal else 'NOT met'}"]
+                if before is not None:
+                    b = before.get(f"BM_Rope/tokens:{tokens}/layout:{layout}/rot:{rot}/impl:{ids['auto']}/manual_time")
+                    cells.append("-" if b is None else f"{b['ratio']:.2f}")
                 for n in names[1:]:
                     b = row[n]
                     cells.append("-" if b is None or "ratio" not in b else f"{b['ratio']:.2f}")
                 out.append("| " + " | ".join(cells) + " |")
     out.append("")
-    out.append("Columns avx512 … scalar+table: ratio to memcpy of that code path in its own row (each row "
-               "pairs memcpy with the kernel call by call).")
+    note = ("Columns avx512 … scalar+table: ratio to memcpy of that code path in its own row (each row "
+            "pairs memcpy with the kernel call by call).")
+    if before is not None:
+        bctx, bmed = before["__ctx"], before
+        bload = next((b["load1"] for k, b in bmed.items() if k.startswith("BM_LoadAverage")), None)
+        note += (f" Column before: `pec_rope_f32` ratio of a run at {bctx.get('date', '?')} (load average "
+                 f"{float(bctx.get('load_average_start', 'nan')):.2f} at the start"
+                 + ("" if bload is None else f", {bload:.2f} at the end") + f"): {before['__what']}.")
+    out.append(note)
     out.append("")
     rows = [(k, b) for k, b in med.items() if k.startswith("BM_RopeStream/")]
     if rows:
@@ -84,14 +100,23 @@ def tables(ctx, med):
 
 
 def main():
-    ctx, med = load(sys.argv[1])
-    text = tables(ctx, med)
-    if len(sys.argv) == 4 and sys.argv[2] == "--readme":
-        path = sys.argv[3]
-        doc = open(path).read()
+    ap = argparse.ArgumentParser()
+    ap.add_argument("results")
+    ap.add_argument("--before")
+    ap.add_argument("--before-what", default="the library before issue 15's changes")
+    ap.add_argument("--readme")
+    args = ap.parse_args()
+    ctx, med = load(args.results)
+    before = None
+    if args.before:
+        bctx, before = load(args.before)
+        before["__ctx"], before["__what"] = bctx, args.before_what
+    text = tables(ctx, med, before)
+    if args.readme:
+        doc = open(args.readme).read()
         begin, end = "<!-- rope_table:begin -->", "<!-- rope_table:end -->"
         i, j = doc.index(begin) + len(begin), doc.index(end)
-        open(path, "w").write(doc[:i] + "\n" + text + "\n" + doc[j:])
+        open(args.readme, "w").write(doc[:i] + "\n" + text + "\n" + doc[j:])
     else:
         print(text)
 
