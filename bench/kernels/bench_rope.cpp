@@ -21,8 +21,9 @@
 //                             iteration: the data behind simd::kStreamMinBytes, by size (from
 //                             16 MiB per tensor: with an in-cache y, the streamed variant
 //                             would evict it and slow the next iteration's memcpy)
-// A new implementation (e.g. a cos/sin-cache rotation) is one more entry in kImpls and a case
-// in run_impl: the memcpy pairing, counters and table come with it.
+// A new implementation (e.g. the cos/sin-cache rotation of ABI version 2, issue 15 item 2) is
+// one more impl id (kImplNames, rope_args), a branch in BM_Rope's timed lambda and a column in
+// rope_table.py: the memcpy pairing, the ratio and the JSON come with it.
 #include <benchmark/benchmark.h>
 
 #include <chrono>

@@ -1,8 +1,9 @@
 // PEC_HD marks functions shared by CUDA device code, host code and the symbolic (SMT)
 // instantiation in proofs/. Nothing in src/kernels/shared may depend on a particular
 // number type: arithmetic goes through operators and the unqualified calls `ffma(a, b, c)`
-// (fused multiply-add, one rounding) and `dbits(x)` (the encoding, as integer) resolved per type, so that proofs/ can instantiate the
-// very same source with a symbolic float type (found by argument-dependent lookup).
+// (fused multiply-add, one rounding) and `dbits(x)` (the encoding, as integer) resolved per type,
+// so that proofs/ can instantiate the very same source with a symbolic float type (found by
+// argument-dependent lookup).
 //
 // PEC_HD_FN gives shared functions internal linkage (`static inline`): the SIMD library
 // compiles this source once per instruction set (baseline, AVX2, AVX-512) into one shared

@@ -86,7 +86,7 @@ template <class V>
 PEC_HD_FN void sincos_dd(const V& a_hi, const V& a_lo, V& c_out, V& s_out) {
   using namespace rope_const;
   const V t = a_hi * kTwoOverPi + kRoundMagic;  // 1.5*2^52 + k exactly
-  const V k = t - kRoundMagic;                   // = round_magic(a_hi * kTwoOverPi)
+  const V k = t - kRoundMagic;                  // = round_magic(a_hi * kTwoOverPi)
   V t_hi, t_lo, u_hi, u_lo;
   const V p1 = V{} + kPio2_1;  // broadcast (exact: 0 + x)
   const V p2 = V{} + kPio2_2;
