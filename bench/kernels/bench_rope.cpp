@@ -1,18 +1,40 @@
-// RoPE throughput of pecheck_simd against the machine's copy bandwidth and a straightforward
-// scalar kernel with a cos/sin table, all in one run (ratios are what to read: these
-// machines are noisy). GB/s counts bytes read + written (x read, y written: 8 bytes/element).
+// RoPE throughput of pecheck_simd against glibc memcpy of the same bytes, measured in the same
+// benchmark: every iteration copies x -> y with memcpy and then runs the kernel x -> y, each
+// timed on its own (steady_clock), so the two see the same machine state and every row carries
+// its own ratio (load on these shared VMs drifts within seconds; ratios are what to read).
+// GB/s counts bytes read + written (x read, y written: 8 bytes per element).
 //
-//   build-kernels/bench/kernels/bench_kernels_rope --benchmark_counters_tabular=true
+//   bench_kernels_rope --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+//                      --benchmark_out=rope.json --benchmark_out_format=json
+//   python3 bench/kernels/rope_table.py rope.json [--readme README.md]   # the README tables
 //
-// Shapes: 8192 x 32 x 128 (out of cache, 128 MiB per tensor) and 256 x 32 x 128 (4 MiB, in
-// cache); NEOX and GPT-J; full (128) and half (64) rotary; 1 and 2 threads (tokens split).
+// The JSON context carries the CPU model (/proc/cpuinfo), the path pec_rope_f32 dispatches to,
+// the streaming-store threshold and the load average at start; BM_LoadAverage, registered last,
+// records the load average at the end of the run.
+//
+// Rows (32 heads x 128 lanes; 8192 tokens = 128 MiB per tensor, out of cache; 256 tokens =
+// 4 MiB, in cache; NEOX and GPT-J; rotary 128 and 64; one thread):
+//   BM_Rope/.../impl:auto     the exported pec_rope_f32 (dispatch, automatic streaming stores)
+//   BM_Rope/.../impl:scalar|avx2|avx512   one code path, automatic streaming stores
+//   BM_Rope/.../impl:table    the loop a user writes with a precomputed float cos/sin table
+//   BM_RopeStream/...         avx512 (else avx2) with streaming stores off and on in the same
+//                             iteration: the data behind simd::kStreamMinBytes, by size (from
+//                             16 MiB per tensor: with an in-cache y, the streamed variant
+//                             would evict it and slow the next iteration's memcpy)
+// A new implementation (e.g. the cos/sin-cache rotation of ABI version 2, issue 15 item 2) is
+// one more impl id (kImplNames, rope_args), a branch in BM_Rope's timed lambda and a column in
+// rope_table.py: the memcpy pairing, the ratio and the JSON come with it.
 #include <benchmark/benchmark.h>
 
+#include <chrono>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "kernels/simd/simd.hpp"
@@ -20,11 +42,13 @@
 namespace {
 
 using pecheck::kernels::simd::Path;
+namespace simd = pecheck::kernels::simd;
 
 constexpr std::int64_t kHeads = 32, kDim = 128;
 
 struct Tensors {
   std::int64_t tokens = 0;
+  std::size_t bytes = 0;  // per tensor
   float* x = nullptr;
   float* y = nullptr;
   std::vector<std::int64_t> pos;
@@ -42,8 +66,9 @@ Tensors& tensors(std::int64_t tokens) {
     t = std::make_unique<Tensors>();
     t->tokens = tokens;
     const std::size_t n = static_cast<std::size_t>(tokens * kHeads * kDim);
-    t->x = static_cast<float*>(std::aligned_alloc(64, n * sizeof(float)));
-    t->y = static_cast<float*>(std::aligned_alloc(64, n * sizeof(float)));
+    t->bytes = n * sizeof(float);
+    t->x = static_cast<float*>(std::aligned_alloc(64, t->bytes));
+    t->y = static_cast<float*>(std::aligned_alloc(64, t->bytes));
     for (std::size_t i = 0; i < n; ++i) {
       t->x[i] = static_cast<float>(i % 1000) * 1e-3f - 0.5f;
       t->y[i] = 0.0f;
@@ -53,111 +78,71 @@ Tensors& tensors(std::int64_t tokens) {
   return *t;
 }
 
-// The token range of this benchmark thread (tokens split evenly across threads).
-void my_range(const benchmark::State& st, std::int64_t tokens, std::int64_t& t0, std::int64_t& t1) {
-  const std::int64_t per = tokens / st.threads();
-  t0 = per * st.thread_index();
-  t1 = st.thread_index() + 1 == st.threads() ? tokens : t0 + per;
+double seconds_since(std::chrono::steady_clock::time_point a) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - a).count();
 }
 
-void set_bytes(benchmark::State& st, std::int64_t t0, std::int64_t t1) {
-  const double bytes = static_cast<double>((t1 - t0) * kHeads * kDim) * 2.0 * sizeof(float);
-  st.SetBytesProcessed(static_cast<std::int64_t>(bytes) * st.iterations());
-  st.counters["GB/s"] = benchmark::Counter(bytes * static_cast<double>(st.iterations()) / 1e9,
-                                           benchmark::Counter::kIsRate);
-}
-
-// args: tokens
-void BM_Memcpy(benchmark::State& st) {
-  Tensors& t = tensors(st.range(0));
-  std::int64_t t0, t1;
-  my_range(st, t.tokens, t0, t1);
-  const std::size_t off = static_cast<std::size_t>(t0 * kHeads * kDim);
-  const std::size_t bytes = static_cast<std::size_t>((t1 - t0) * kHeads * kDim) * sizeof(float);
-  for (auto _ : st) {
-    std::memcpy(t.y + off, t.x + off, bytes);
+// Per-iteration pairing of memcpy and one or more kernel variants. Manual time = the first
+// variant's time; counters: GB/s of memcpy and of each variant, and ratio = memcpy time /
+// variant time over the whole repetition.
+struct Paired {
+  double t_copy = 0;
+  std::vector<double> t_var;
+  explicit Paired(std::size_t n) : t_var(n, 0.0) {}
+  template <class... F>
+  bool iterate(benchmark::State& st, const Tensors& t, F&&... variants) {
+    auto c0 = std::chrono::steady_clock::now();
+    std::memcpy(t.y, t.x, t.bytes);
     benchmark::ClobberMemory();
+    t_copy += seconds_since(c0);
+    std::size_t i = 0;
+    double first = 0;
+    bool ok = true;
+    auto one = [&](auto&& f) {
+      const auto v0 = std::chrono::steady_clock::now();
+      ok = f() && ok;
+      benchmark::ClobberMemory();
+      const double d = seconds_since(v0);
+      t_var[i] += d;
+      if (i++ == 0) first = d;
+    };
+    (one(variants), ...);
+    st.SetIterationTime(first);
+    return ok;
   }
-  set_bytes(st, t0, t1);
-}
-
-// args: tokens, layout, rotary_dim, path
-void BM_RopeSimd(benchmark::State& st) {
-  Tensors& t = tensors(st.range(0));
-  const auto path = static_cast<Path>(st.range(3));
-  if (!pecheck::kernels::simd::cpu_has(path)) {
-    st.SkipWithError(pecheck::kernels::simd::missing_reason(path).c_str());
-    return;
-  }
-  std::int64_t t0, t1;
-  my_range(st, t.tokens, t0, t1);
-  const std::size_t off = static_cast<std::size_t>(t0 * kHeads * kDim);
-  pec_rope_args a{t1 - t0, kHeads, kDim, st.range(2), static_cast<std::int32_t>(st.range(1)),
-                  10000.0, 1.0, t.pos.data() + t0, nullptr};
-  for (auto _ : st) {
-    if (pecheck::kernels::simd::rope_f32(path, &a, t.x + off, t.y + off) != 0) {
-      st.SkipWithError("rope_f32 rejected the call");
-      break;
+  void report(benchmark::State& st, const Tensors& t, const std::vector<std::string>& names) {
+    const double moved = 2.0 * static_cast<double>(t.bytes) * static_cast<double>(st.iterations());
+    st.SetBytesProcessed(static_cast<std::int64_t>(moved));
+    st.counters["memcpy_GB/s"] = moved / t_copy / 1e9;
+    for (std::size_t i = 0; i < names.size(); ++i) {
+      st.counters["GB/s" + names[i]] = moved / t_var[i] / 1e9;
+      st.counters["ratio" + names[i]] = t_copy / t_var[i];
     }
-    benchmark::ClobberMemory();
   }
-  set_bytes(st, t0, t1);
-}
-
-// The cos/sin part alone: one head of rotary_dim lanes per token, so the angle, its
-// reduction and the polynomials dominate. ns_per_token next to BM_RopeSimd's time per token
-// (time / tokens) says how much of a call the sin/cos costs. args: path
-void BM_RopeSinCosOnly(benchmark::State& st) {
-  const auto path = static_cast<Path>(st.range(0));
-  if (!pecheck::kernels::simd::cpu_has(path)) {
-    st.SkipWithError(pecheck::kernels::simd::missing_reason(path).c_str());
-    return;
-  }
-  const std::int64_t T = 256;
-  Tensors& t = tensors(T);
-  pec_rope_args a{T, 1, kDim, kDim, PEC_ROPE_NEOX, 10000.0, 1.0, t.pos.data(), nullptr};
-  for (auto _ : st) {
-    pecheck::kernels::simd::rope_f32(path, &a, t.x, t.y);
-    benchmark::ClobberMemory();
-  }
-  st.counters["ns_per_token"] = benchmark::Counter(static_cast<double>(T) * static_cast<double>(st.iterations()),
-                                                   benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
-}
-
-// Streaming stores forced off (0) or on (1) for the best path, NEOX, full rotary: the data
-// behind the automatic threshold (simd::kStreamMinBytes). args: tokens, stream
-void BM_RopeStream(benchmark::State& st) {
-  Tensors& t = tensors(st.range(0));
-  const Path path = pecheck::kernels::simd::cpu_has(Path::Avx512) ? Path::Avx512 : Path::Avx2;
-  pecheck::kernels::simd::set_stream_mode(static_cast<int>(st.range(1)));
-  pec_rope_args a{t.tokens, kHeads, kDim, kDim, PEC_ROPE_NEOX, 10000.0, 1.0, t.pos.data(), nullptr};
-  for (auto _ : st) {
-    pecheck::kernels::simd::rope_f32(path, &a, t.x, t.y);
-    benchmark::ClobberMemory();
-  }
-  pecheck::kernels::simd::set_stream_mode(-1);
-  set_bytes(st, 0, t.tokens);
-}
+};
 
 // The baseline a user writes: a float cos/sin table [token][freq] built once (outside the
 // timing), then a plain scalar loop per (token, head, pair).
-void BM_RopeScalarTable(benchmark::State& st) {
-  Tensors& t = tensors(st.range(0));
-  const std::int64_t rot = st.range(2), half = rot / 2;
-  const bool neox = st.range(1) == PEC_ROPE_NEOX;
-  std::vector<float> ct(static_cast<std::size_t>(t.tokens * half)), stab(ct.size());
-  for (std::int64_t i = 0; i < t.tokens; ++i) {
-    for (std::int64_t j = 0; j < half; ++j) {
-      const float f = std::pow(10000.0f, -2.0f * static_cast<float>(j) / static_cast<float>(rot));
-      const float ang = static_cast<float>(t.pos[static_cast<std::size_t>(i)]) * f;
-      ct[static_cast<std::size_t>(i * half + j)] = std::cos(ang);
-      stab[static_cast<std::size_t>(i * half + j)] = std::sin(ang);
+struct TableRope {
+  std::vector<float> ct, stab;
+  std::int64_t half = 0;
+  bool neox = true;
+  TableRope(const Tensors& t, std::int64_t rot, bool neox_layout)
+      : half(rot / 2), neox(neox_layout) {
+    ct.resize(static_cast<std::size_t>(t.tokens * half));
+    stab.resize(ct.size());
+    for (std::int64_t i = 0; i < t.tokens; ++i) {
+      for (std::int64_t j = 0; j < half; ++j) {
+        const float f = std::pow(10000.0f, -2.0f * static_cast<float>(j) / static_cast<float>(rot));
+        const float ang = static_cast<float>(t.pos[static_cast<std::size_t>(i)]) * f;
+        ct[static_cast<std::size_t>(i * half + j)] = std::cos(ang);
+        stab[static_cast<std::size_t>(i * half + j)] = std::sin(ang);
+      }
     }
   }
-  std::int64_t t0, t1;
-  my_range(st, t.tokens, t0, t1);
-  for (auto _ : st) {
-    for (std::int64_t tok = t0; tok < t1; ++tok) {
+  void run(const Tensors& t) const {
+    const std::int64_t rot = 2 * half;
+    for (std::int64_t tok = 0; tok < t.tokens; ++tok) {
       const float* c = &ct[static_cast<std::size_t>(tok * half)];
       const float* s = &stab[static_cast<std::size_t>(tok * half)];
       for (std::int64_t h = 0; h < kHeads; ++h) {
@@ -171,33 +156,156 @@ void BM_RopeScalarTable(benchmark::State& st) {
         for (std::int64_t j = rot; j < kDim; ++j) y[j] = x[j];
       }
     }
-    benchmark::ClobberMemory();
   }
-  set_bytes(st, t0, t1);
+};
+
+// impl ids: 0..2 = simd::Path, 3 = auto (pec_rope_f32), 4 = table.
+constexpr std::int64_t kAuto = 3, kTable = 4;
+const char* const kImplNames[] = {"scalar", "avx2", "avx512", "auto", "table"};
+
+// args: tokens, layout, rot, impl
+void BM_Rope(benchmark::State& st) {
+  Tensors& t = tensors(st.range(0));
+  const std::int64_t layout = st.range(1), rot = st.range(2), impl = st.range(3);
+  if (impl <= 2 && !simd::cpu_has(static_cast<Path>(impl))) {
+    st.SkipWithError(simd::missing_reason(static_cast<Path>(impl)).c_str());
+    return;
+  }
+  const pec_rope_args a{t.tokens, kHeads, kDim,         rot,    static_cast<std::int32_t>(layout),
+                        10000.0,  1.0,    t.pos.data(), nullptr};
+  std::unique_ptr<TableRope> table;
+  if (impl == kTable) table = std::make_unique<TableRope>(t, rot, layout == PEC_ROPE_NEOX);
+  Paired p(1);
+  for (auto _ : st) {
+    const bool ok = p.iterate(st, t, [&] {
+      if (impl == kTable) {
+        table->run(t);
+        return true;
+      }
+      if (impl == kAuto) return pec_rope_f32(&a, t.x, t.y) == 0;
+      return simd::rope_f32(static_cast<Path>(impl), &a, t.x, t.y) == 0;
+    });
+    if (!ok) {
+      st.SkipWithError("the kernel rejected the call");
+      return;
+    }
+  }
+  p.report(st, t, {""});
+  st.SetLabel(kImplNames[impl]);
 }
 
-void rope_args(benchmark::internal::Benchmark* b, bool with_path) {
+// Streaming stores off and on, same iteration (best path, NEOX or GPT-J, full rotary).
+// args: tokens, layout
+void BM_RopeStream(benchmark::State& st) {
+  Tensors& t = tensors(st.range(0));
+  const Path path = simd::cpu_has(Path::Avx512) ? Path::Avx512 : Path::Avx2;
+  const pec_rope_args a{
+      t.tokens, kHeads, kDim,         kDim,   static_cast<std::int32_t>(st.range(1)),
+      10000.0,  1.0,    t.pos.data(), nullptr};
+  Paired p(2);
+  auto with = [&](int mode) {
+    simd::set_stream_mode(mode);
+    const bool ok = simd::rope_f32(path, &a, t.x, t.y) == 0;
+    simd::set_stream_mode(-1);
+    return ok;
+  };
+  for (auto _ : st)
+    p.iterate(
+        st, t, [&] { return with(0); }, [&] { return with(1); });
+  p.report(st, t, {"_off", "_on"});
+  st.SetLabel(simd::to_string(path));
+}
+
+// The cos/sin part alone: one head of rotary_dim lanes per token, so the angle, its reduction
+// and the polynomials dominate. args: path
+void BM_RopeSinCosOnly(benchmark::State& st) {
+  const auto path = static_cast<Path>(st.range(0));
+  if (!simd::cpu_has(path)) {
+    st.SkipWithError(simd::missing_reason(path).c_str());
+    return;
+  }
+  const std::int64_t T = 256;
+  Tensors& t = tensors(T);
+  pec_rope_args a{T, 1, kDim, kDim, PEC_ROPE_NEOX, 10000.0, 1.0, t.pos.data(), nullptr};
+  for (auto _ : st) {
+    simd::rope_f32(path, &a, t.x, t.y);
+    benchmark::ClobberMemory();
+  }
+  st.counters["ns_per_token"] =
+      benchmark::Counter(static_cast<double>(T) * static_cast<double>(st.iterations()),
+                         benchmark::Counter::kIsRate | benchmark::Counter::kInvert);
+}
+
+double load_average() {
+  std::ifstream in("/proc/loadavg");
+  double l = -1;
+  in >> l;
+  return l;
+}
+
+void BM_LoadAverage(benchmark::State& st) {
+  for (auto _ : st) benchmark::DoNotOptimize(st.iterations());
+  st.counters["load1"] = load_average();
+}
+
+std::string cpu_model() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto c = line.find(':');
+      if (c != std::string::npos) return line.substr(line.find_first_not_of(" \t", c + 1));
+    }
+  }
+  return "unknown";
+}
+
+std::string cpu_family() {
+  std::ifstream in("/proc/cpuinfo");
+  std::string line, fam, model;
+  while (std::getline(in, line) && (fam.empty() || model.empty())) {
+    const auto c = line.find(':');
+    if (c == std::string::npos) continue;
+    const std::string v = c + 2 <= line.size() ? line.substr(c + 2) : "";
+    if (line.rfind("cpu family", 0) == 0) fam = v;
+    if (line.rfind("model\t", 0) == 0) model = v;
+  }
+  return "family " + fam + " model " + model;
+}
+
+void rope_args(benchmark::internal::Benchmark* b) {
   for (std::int64_t tokens : {8192, 256}) {
     for (std::int64_t layout : {PEC_ROPE_NEOX, PEC_ROPE_GPTJ}) {
       for (std::int64_t rot : {128, 64}) {
-        if (with_path) {
-          for (Path p : pecheck::kernels::simd::kAllPaths) b->Args({tokens, layout, rot, static_cast<std::int64_t>(p)});
-        } else {
-          b->Args({tokens, layout, rot});
+        for (std::int64_t impl :
+             {kAuto, std::int64_t{2}, std::int64_t{1}, std::int64_t{0}, kTable}) {
+          b->Args({tokens, layout, rot, impl});
         }
       }
     }
   }
-  b->ArgNames(with_path ? std::vector<std::string>{"tokens", "layout", "rot", "path"}
-                        : std::vector<std::string>{"tokens", "layout", "rot"});
+  b->ArgNames({"tokens", "layout", "rot", "impl"});
 }
 
-BENCHMARK(BM_Memcpy)->ArgName("tokens")->Arg(8192)->Arg(256)->Threads(1)->Threads(2)->UseRealTime();
-BENCHMARK(BM_RopeSimd)->Apply([](auto* b) { rope_args(b, true); })->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_Rope)->Apply(rope_args)->UseManualTime();
+BENCHMARK(BM_RopeStream)
+    ->ArgNames({"tokens", "layout"})
+    ->ArgsProduct({{1024, 2048, 4096, 8192}, {PEC_ROPE_NEOX, PEC_ROPE_GPTJ}})
+    ->UseManualTime();
 BENCHMARK(BM_RopeSinCosOnly)->ArgName("path")->DenseRange(0, 2)->UseRealTime();
-BENCHMARK(BM_RopeStream)->ArgNames({"tokens", "stream"})->ArgsProduct({{8192, 256}, {0, 1}})->UseRealTime();
-BENCHMARK(BM_RopeScalarTable)->Apply([](auto* b) { rope_args(b, false); })->Threads(1)->Threads(2)->UseRealTime();
+BENCHMARK(BM_LoadAverage)->Iterations(1);
 
 }  // namespace
 
-BENCHMARK_MAIN();
+int main(int argc, char** argv) {
+  benchmark::AddCustomContext("cpu_model", cpu_model());
+  benchmark::AddCustomContext("cpu_family", cpu_family());
+  benchmark::AddCustomContext("pec_rope_f32_path", pecheck_simd_path());
+  benchmark::AddCustomContext("stream_min_bytes", std::to_string(simd::kStreamMinBytes));
+  benchmark::AddCustomContext("load_average_start", std::to_string(load_average()));
+  benchmark::Initialize(&argc, argv);
+  if (benchmark::ReportUnrecognizedArguments(argc, argv)) return 1;
+  benchmark::RunSpecifiedBenchmarks();
+  benchmark::Shutdown();
+  return 0;
+}

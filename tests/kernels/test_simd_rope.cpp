@@ -106,6 +106,11 @@ const Shape kShapes[] = {
     {6, 2, 128, 128, PEC_ROPE_NEOX, 10000.0, 1.0, true},     // given (scaled) inv_freq
     {1, 1, 2, 2, PEC_ROPE_GPTJ, 2.0, 1.0, false},            // the smallest head
     {2, 4, 34, 34, PEC_ROPE_NEOX, 10000.0, 3e5, false},      // angles past 2^45: quad path
+    // Register-table rows, heads in uneven groups between the next token's cos/sin vectors,
+    // quad-path and fast-path tokens mixed (positions < 4096 stay below 2^45 at this scale).
+    {12, 20, 128, 128, PEC_ROPE_NEOX, 10000.0, 3e5, false},
+    {12, 20, 128, 128, PEC_ROPE_GPTJ, 10000.0, 3e5, false},
+    {6, 3, 192, 128, PEC_ROPE_GPTJ, 10000.0, 1.0, false},    // vector pass-through lanes
 };
 
 TEST_P(SimdRope, MeetsF32ContractAgainstOracleAtPositionsUpTo2e31) {

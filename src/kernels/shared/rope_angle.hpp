@@ -20,7 +20,10 @@
 //      angles take the host quad-precision path of src/kernels/common.
 //   4. sin and cos of r (|r| <= pi/4 + 2^-40) by their Taylor polynomials to degree 13 / 14
 //      (truncation < 2^-45 absolute), Horner form, plain double mul/add;
-//   5. quadrant q = k mod 4 selects (+-sin r, +-cos r).
+//   5. quadrant q = k mod 4 selects (+-sin r, +-cos r). q is read from the encoding of the
+//      rounding sum t = a_hi*2/pi + 1.5*2^52 = 1.5*2^52 + k (exact: ulp(t) = 1 for |k| < 2^51):
+//      the low two bits of t's encoding are those of k, because 1.5*2^52's end in 0b00, so
+//      (bits(t) & 3) = k mod 4 for negative k too (dbits: the encoding as a 64-bit integer).
 // Every step is IEEE double add/mul/fma with round-to-nearest and no contraction, so the
 // portable path, the AVX2 and AVX-512 paths and the CUDA device give the same bits; the
 // result is rounded once more to float by the caller. Total error of the double results:
@@ -28,7 +31,8 @@
 // rounded values except within ~2^-26 ulp of a rounding tie.
 //
 // Operations per (position, frequency), in the order written below: 4 exact products
-// (mul + ffma each), then plain double mul/add/sub and 4 selects; no other fused operation.
+// (mul + ffma each), then plain double mul/add/sub, the integer and/add/compare of the
+// quadrant bits and 4 selects; no other fused operation.
 #pragma once
 
 #include "kernels/shared/hd.hpp"
@@ -81,7 +85,8 @@ PEC_HD_FN void rope_angle_dd(const V& position, const V& scale, const V& f_hi, c
 template <class V>
 PEC_HD_FN void sincos_dd(const V& a_hi, const V& a_lo, V& c_out, V& s_out) {
   using namespace rope_const;
-  const V k = round_magic(a_hi * kTwoOverPi);
+  const V t = a_hi * kTwoOverPi + kRoundMagic;  // 1.5*2^52 + k exactly
+  const V k = t - kRoundMagic;                  // = round_magic(a_hi * kTwoOverPi)
   V t_hi, t_lo, u_hi, u_lo;
   const V p1 = V{} + kPio2_1;  // broadcast (exact: 0 + x)
   const V p2 = V{} + kPio2_2;
@@ -127,12 +132,12 @@ PEC_HD_FN void sincos_dd(const V& a_hi, const V& a_lo, V& c_out, V& s_out) {
   const V half_z = z * 0.5;
   const V one_minus = 1.0 - half_z;
   const V cos_r = one_minus + cos_tail;
-  // Quadrant: q = k mod 4 in {0,1,2,3}; m = nearest integer to (k - 1.5)/4 has no ties.
-  const V m = round_magic((k - 1.5) * 0.25);
-  const V q = k - m * 4.0;
-  const auto swap = (q == 1.0) | (q == 3.0);
-  const auto neg_s = (q == 2.0) | (q == 3.0);
-  const auto neg_c = (q == 1.0) | (q == 2.0);
+  // Quadrant: q = k mod 4 = bits(t) & 3 (step 5); swap for q odd, -sin for q in {2, 3},
+  // -cos for q in {1, 2}.
+  const auto q = dbits(t) & 3;
+  const auto swap = (q & 1) != 0;
+  const auto neg_s = (q & 2) != 0;
+  const auto neg_c = ((q + 1) & 2) != 0;
   const V s_abs = swap ? cos_r : sin_r;
   const V c_abs = swap ? sin_r : cos_r;
   s_out = neg_s ? -s_abs : s_abs;

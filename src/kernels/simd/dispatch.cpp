@@ -145,7 +145,7 @@ int rope_f32(Path p, const pec_rope_args* a, const float* x, float* y) {
                          a->rotary_dim % (a->layout == PEC_ROPE_NEOX ? 32 : 16) == 0;
     const int force = stream_mode();
     pl.stream = x != y && aligned && (force == 1 || (force == -1 && bytes >= kStreamMinBytes));
-    scratch.resize(static_cast<size_t>(6 * pl.half_pad));
+    scratch.resize(static_cast<size_t>(8 * pl.half_pad));
     switch (p) {
       case Path::Scalar: scalar::rope(pl, x, y, 0, a->n_tokens, scratch.data()); break;
       case Path::Avx2: avx2::rope(pl, x, y, 0, a->n_tokens, scratch.data()); break;

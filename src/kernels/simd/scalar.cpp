@@ -24,8 +24,11 @@ static inline VD splat_d(double x) { return x; }
 static inline void store_f_from_d(float* p, VD v) { *p = static_cast<float>(v); }
 static inline VD load_f_as_d(const float* p) { return static_cast<double>(*p); }
 static inline VF swap_pairs(VF x) { return x; }
+static inline VF interleave_lo(VF a, VF) { return a; }  // unused (GPTJ tables need NF >= 2)
+static inline VF interleave_hi(VF a, VF) { return a; }
 static inline void stream_f(float* p, VF v) { *p = v; }
 static inline void store_fence() {}
+constexpr int64_t kTableRegs = 0;  // no register-table rows on one lane
 
 #include "kernels/simd/impl.inc"
 

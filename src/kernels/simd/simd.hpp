@@ -23,13 +23,16 @@ std::string missing_reason(Path p);
 // the CPU lacks; the pec_* functions then return kPathUnavailable on every call.
 bool active_path(Path& p, std::string& reason);
 
-// Streaming (non-temporal) stores for RoPE outputs larger than this many bytes (when y is
-// 64-byte aligned, not in place, and rows keep vector alignment). PECHECK_SIMD_STREAM=0|1
-// forces them off or on (on still needs the alignment). Measured on the 2-core Zen 5 VMs
-// here (bench/kernels, BM_RopeStream and interleaved A/B runs): at 128 MiB and at 4 MiB
-// regular stores were faster in 7 of 8 comparisons, so the automatic threshold lies above
-// every size measured (1 GiB); on machines where they pay off, force them on.
-inline constexpr long long kStreamMinBytes = 1ll << 30;
+// Streaming (non-temporal) stores for RoPE outputs of at least this many bytes (when y is
+// 64-byte aligned, not in place, and rows keep vector alignment); below it, and always in
+// place, ordinary stores keep y in cache for the next kernel. PECHECK_SIMD_STREAM=0|1 forces
+// them off or on (on still needs the alignment). 32 MiB: there x + y (64 MiB) are twice this
+// Zen 5 VM's 32 MiB L3. In bench_kernels_rope's A/B (BM_RopeStream, two runs, one thread)
+// streaming was faster in 10 of 12 (size, layout) pairs from 32 to 128 MiB (equal in one,
+// slower in one) and mixed at 16 MiB (slower for NEOX in both runs): ordinary stores read each
+// line of y before writing it (read-for-ownership), streaming stores do not, but they also
+// leave y out of the cache. The in-cache cases (4 MiB) keep ordinary stores.
+inline constexpr long long kStreamMinBytes = 1ll << 25;
 
 // Process-wide streaming-store mode for benchmarks: -1 automatic (above), 0 never, 1 when
 // aligned. Starts from PECHECK_SIMD_STREAM when set.
