@@ -57,7 +57,7 @@ struct CorpusEntry;  // verify/corpus.hpp
 struct AnyCheck {
   std::string name, clause, description;
   Fn fn;
-  std::function<report::CheckResult(Ctx&, double deadline_s)> run;
+  std::function<report::CheckResult(Ctx&)> run;  // the run's time cap is the Executor's
   // Evaluates one stored corpus case (verify/corpus_replay.hpp); nullopt when it passes.
   std::function<std::optional<Failure>(Ctx&, const CorpusEntry&)> replay;
 };

@@ -48,7 +48,7 @@ CorpusReplay::CorpusReplay(const VerifyOptions& o) : o_(o) {
   }
 }
 
-report::CheckResult CorpusReplay::run(const AnyCheck& c, Ctx& ctx, double deadline) {
+report::CheckResult CorpusReplay::run(const AnyCheck& c, Ctx& ctx) {
   auto it = by_check_.find(c.name);
   if (it != by_check_.end() && c.replay) {
     const double t0 = now_seconds();
@@ -58,6 +58,16 @@ report::CheckResult CorpusReplay::run(const AnyCheck& c, Ctx& ctx, double deadli
       ctx.record = false;
       std::optional<Failure> f = c.replay(ctx, e);
       ctx.record = was;
+      if (f && f->kind == "cut") {  // the run's time cap stopped the replay: not a finding
+        report::CheckResult r;
+        r.name = c.name, r.scheme = std::string(scheme(c.fn)), r.function = std::string(symbol(c.fn));
+        r.clause = c.clause, r.description = c.description;
+        r.status = report::CheckStatus::Incomplete;
+        r.reason = "the run's time cap was reached while stored cases were replayed (" + std::to_string(replayed) +
+                   " of " + std::to_string(it->second.size()) + "); no generated case ran";
+        r.seconds = now_seconds() - t0;
+        return r;
+      }
       ++replayed, ++replayed_;
       if (!f) {
         // A shipped regression that passes is just a passing directed vector; a user's stored
@@ -97,7 +107,7 @@ report::CheckResult CorpusReplay::run(const AnyCheck& c, Ctx& ctx, double deadli
       return r;
     }
   }
-  report::CheckResult r = c.run(ctx, deadline);
+  report::CheckResult r = c.run(ctx);
   if (r.status == report::CheckStatus::Fail && r.counterexample && !o_.corpus_dir.empty()) {
     report::RunOptions ro;
     ro.seed = o_.seed;
