@@ -1,5 +1,5 @@
 // BUGGY (on purpose): loops forever when n_heads > 4 (a head-tiling loop whose step is 0 past
-// four heads). Every RoPE check would meet the hang; pecheck reports it once, with its shrunk
+// four heads); built with ROPE_HANG_ALWAYS, on every call with n_tokens > 0. Every RoPE check would meet the hang; pecheck reports it once, with its shrunk
 // case, and says why the other checks of pec_rope_f32 were not run. Violates ABI-GEN-7.
 #include "../common.hpp"
 
@@ -9,7 +9,11 @@ int pec_abi_version(void) { return PEC_ABI_VERSION; }
 
 int pec_rope_f32(const pec_rope_args* a, const float* x, float* y) {
   if (!rope_args_ok(a, x, y)) return 1;
+#if defined(ROPE_HANG_ALWAYS)
+  const std::int64_t step = 0;
+#else
   const std::int64_t step = a->n_heads > 4 ? 0 : 1;  // the bug
+#endif
   for (std::int64_t t = 0; t < a->n_tokens; ++t) {
     for (std::int64_t h = 0; h < a->n_heads; h += step) {
       if (step == 0) {

@@ -58,6 +58,7 @@ struct AnyCheck {
   std::string name, clause, description;
   Fn fn;
   std::function<report::CheckResult(Ctx&)> run;  // the run's time cap is the Executor's
+  std::function<std::int64_t(const VerifyOptions&)> planned;  // generated cases the options plan
   // Evaluates one stored corpus case (verify/corpus_replay.hpp); nullopt when it passes.
   std::function<std::optional<Failure>(Ctx&, const CorpusEntry&)> replay;
 };

@@ -72,8 +72,15 @@ inline std::string reproduce_line(const VerifyOptions& o, const std::string& che
 
 template <class Case>
 AnyCheck make_check(CheckDef<Case> def) {
-  AnyCheck a{def.name, def.clause, def.description, def.fn, {}, {}};
-  a.run = [def](Ctx& ctx) {
+  AnyCheck a{def.name, def.clause, def.description, def.fn, {}, {}, {}};
+  a.planned = [cases = def.cases](const VerifyOptions& o) {
+    const std::int64_t n = std::max<std::int64_t>(1, std::llround(static_cast<double>(cases) * o.case_scale));
+    const std::int64_t shards = std::max<std::int64_t>(1, o.shard_count);
+    std::int64_t planned = 0;
+    for (std::int64_t i = 0; i < n; ++i) planned += (i % shards == o.shard_index);
+    return planned;
+  };
+  a.run = [def, plan = a.planned](Ctx& ctx) {
     const VerifyOptions& o = ctx.opt;
     report::CheckResult res;
     res.name = def.name;
@@ -85,8 +92,7 @@ AnyCheck make_check(CheckDef<Case> def) {
     const GenParams gp{o.max_position};
     const std::int64_t n = std::max<std::int64_t>(1, std::llround(static_cast<double>(def.cases) * o.case_scale));
     const std::int64_t shards = std::max<std::int64_t>(1, o.shard_count);
-    std::int64_t planned = 0;
-    for (std::int64_t i = 0; i < n; ++i) planned += (i % shards == o.shard_index);
+    const std::int64_t planned = plan(o);
     res.planned = planned;
     res.status = report::CheckStatus::Pass;
     // The number of cases is a function of the seed and the options alone; the run's time cap
@@ -116,6 +122,7 @@ AnyCheck make_check(CheckDef<Case> def) {
       cx.message = f->message;
       cx.function = res.function;
       describe(c, cx.args, cx.inputs);
+      if (const std::string pn = placement_note(c.placement); !pn.empty()) cx.notes.push_back(pn);
       cx.worst = f->worst;
       cx.return_code = f->return_code;
       cx.signal = f->signal;

@@ -63,8 +63,10 @@ report::CheckResult CorpusReplay::run(const AnyCheck& c, Ctx& ctx) {
         r.name = c.name, r.scheme = std::string(scheme(c.fn)), r.function = std::string(symbol(c.fn));
         r.clause = c.clause, r.description = c.description;
         r.status = report::CheckStatus::Incomplete;
-        r.reason = "the run's time cap was reached while stored cases were replayed (" + std::to_string(replayed) +
-                   " of " + std::to_string(it->second.size()) + "); no generated case ran";
+        r.planned = c.planned ? c.planned(o_) : 0;
+        r.reason = "the run's time cap was reached after 0 of " + std::to_string(r.planned) +
+                   " cases, while stored cases were replayed (" + std::to_string(replayed) + " of " +
+                   std::to_string(it->second.size()) + ")";
         r.seconds = now_seconds() - t0;
         return r;
       }

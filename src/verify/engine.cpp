@@ -77,6 +77,7 @@ bool is_call_failure(const std::string& kind) { return kind == "hang" || kind ==
 
 std::optional<report::CheckResult> reuse_known(const AnyCheck& c, Ctx& ctx, const KnownBad& k) {
   report::CheckResult r = blank(c);
+  if (c.planned) r.planned = c.planned(ctx.opt);
   const std::string sym(symbol(c.fn));
   if (k.hang) {
     r.status = report::CheckStatus::Unknown;

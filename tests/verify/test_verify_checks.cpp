@@ -80,9 +80,12 @@ TEST(VerifyChecks, Bf16PositionsBreakTheContractAndTheShiftInvariance) {
   EXPECT_GT(vt::ints_arg(*vt::check(r, "rope.oracle").counterexample, "positions").at(0), 256);
 }
 
-// Clause: ABI-ALIBI-2 ABI-ALIBI-3
+// Clause: ABI-ALIBI-2 ABI-ALIBI-3 PREC-SOFTMAX-1
+// The the key-only form passes the softmax contract while float32 carries the
+// offsets under its row constant slope q (max position 4096), and fails where it cannot (2^24).
 TEST(VerifyChecks, BloomKeyOnlyAlibiFailsLogitsButPassesSoftmaxContract) {
   auto logits = vt::options({"alibi.oracle", "alibi.shift"}, 0.5);
+  logits.max_position = 4096;
   const auto a = vt::run_with(Bug::AlibiKeyOnly, logits);
   expect_fail(a, "alibi.oracle", "ABI-ALIBI-2", "mismatch");
   expect_fail(a, "alibi.shift", "ABI-ALIBI-3", "property");
@@ -93,6 +96,9 @@ TEST(VerifyChecks, BloomKeyOnlyAlibiFailsLogitsButPassesSoftmaxContract) {
     const auto& c = vt::check(b, name);
     EXPECT_EQ(c.status, CheckStatus::Pass) << name << ": " << (c.counterexample ? c.counterexample->message : c.reason);
   }
+  softmax.max_position = std::int64_t{1} << 24;
+  const auto far = vt::run_with(Bug::AlibiKeyOnly, softmax);
+  expect_fail(far, "alibi.oracle", "ABI-ALIBI-2", "mismatch");
 }
 
 // Clause: ABI-T5-2 ABI-T5-3
