@@ -84,7 +84,14 @@ std::string VerifyResult::verdict_sentence() const {
   if (passed()) {
     s = "pass: all " + std::to_string(ran()) + " checks that ran passed";
   } else if (failed > 0) {
-    s = "fail: " + std::to_string(failed) + " of " + std::to_string(ran()) + " checks failed or could not decide";
+    std::string names;
+    for (const auto& c : checks) {
+      if (c.status == CheckStatus::Pass || c.status == CheckStatus::Skipped || c.status == CheckStatus::Incomplete) {
+        continue;
+      }
+      names += (names.empty() ? "" : ", ") + c.name + " (" + std::string(to_string(c.status)) + ")";
+    }
+    s = "fail: " + std::to_string(failed) + " of " + std::to_string(ran()) + " checks did not pass: " + names;
   } else {
     s = "incomplete: no check failed, but the time cap cut checks short";
   }

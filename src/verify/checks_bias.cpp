@@ -221,6 +221,13 @@ std::optional<Failure> eval_alibi_shift(Ctx& ctx, const AlibiCase& c) {
   f.worst->expected = static_cast<float>(a.out[w.index] + w.offset);
   f.worst->actual = s.out[w.index];
   f.worst->abs_error = std::fabs(static_cast<double>(s.out[w.index]) - a.out[w.index] - w.offset);
+  if (std::isinf(bias[w.index])) {  // a masked element: what is due is -inf, whatever the first call wrote
+    f.worst->expected = -INFINITY;
+    f.worst->abs_error = INFINITY;
+    f.notes.push_back("the element is masked (k_pos > q_pos, causal): it must be -inf in both calls, not " +
+                      report::format_real(f.worst->actual));
+  }
+  f.worst->ulps = std::isinf(f.worst->expected) ? INFINITY : f.worst->abs_error / oracle::ulp_of(f.worst->expected, Format::F32);
   f.worst->contract_units = w.units;
   f.message = "the bias changed under a common shift of " + std::to_string(c.shift) + " positions by " +
               report::format_real(w.units) +
@@ -301,6 +308,7 @@ std::optional<Failure> eval_t5_shift(Ctx& ctx, const T5Case& c) {
       f.worst->expected = a.out[i];
       f.worst->actual = s.out[i];
       f.worst->abs_error = std::fabs(static_cast<double>(s.out[i]) - a.out[i]);
+      f.worst->ulps = f.worst->abs_error / oracle::ulp_of(a.out[i], Format::F32);
       f.message = "the bias changed under a common shift of " + std::to_string(c.shift) + " positions";
       f.notes.push_back("expected = bias at the original positions, actual = bias after the shift");
       return f;

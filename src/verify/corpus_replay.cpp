@@ -12,8 +12,11 @@ namespace {
 std::string origin_of(const CorpusEntry& e) {
   std::string s = "first found";
   if (e.case_index >= 0) s += " by --seed " + std::to_string(e.seed) + " case " + std::to_string(e.case_index);
-  if (!e.kernel.empty()) s += " on " + e.kernel;
-  if (!e.kernel_id.empty()) s += " (" + e.kernel_id + ")";
+  // "-" is how a corpus file says "not recorded": say nothing rather than "on - (-)".
+  const auto known = [](const std::string& v) { return !v.empty() && v != "-"; };
+  if (known(e.kernel)) s += " on " + e.kernel;
+  if (known(e.kernel_id)) s += " (" + e.kernel_id + ")";
+  if (s == "first found") s += " (no provenance recorded in the file)";
   return s;
 }
 

@@ -1,5 +1,7 @@
 // The check catalogue against kernels with one injected bug each: every check fails for the bug
 // it exists for (with the clause it establishes) and passes for a correct kernel.
+#include <cmath>
+#include <limits>
 #include <set>
 
 #include "verify_test_util.hpp"
@@ -99,6 +101,22 @@ TEST(VerifyChecks, BloomKeyOnlyAlibiFailsLogitsButPassesSoftmaxContract) {
   softmax.max_position = std::int64_t{1} << 24;
   const auto far = vt::run_with(Bug::AlibiKeyOnly, softmax);
   expect_fail(far, "alibi.oracle", "ABI-ALIBI-2", "mismatch");
+}
+
+// Clause: ABI-ALIBI-2 ABI-ALIBI-3
+// HF's finfo.min mask: the report must show -inf as expected, not the kernel's own -3.4e38
+// twice (issue #13), and the ULP column must not read 0 for a wrong element.
+TEST(VerifyChecks, FinfoMinMaskShowsMinusInfinityAsExpected) {
+  const auto r = vt::run_with(Bug::AlibiFinfoMinMask, vt::options({"alibi.oracle", "alibi.shift"}));
+  for (const char* name : {"alibi.oracle", "alibi.shift"}) {
+    const auto& c = vt::check(r, name);
+    ASSERT_EQ(c.status, CheckStatus::Fail) << name;
+    ASSERT_TRUE(c.counterexample && c.counterexample->worst) << name;
+    const auto& w = *c.counterexample->worst;
+    EXPECT_TRUE(std::isinf(w.expected) && w.expected < 0) << name << ": expected " << w.expected;
+    EXPECT_EQ(w.actual, -std::numeric_limits<float>::max()) << name;
+    EXPECT_GT(w.ulps, 0) << name;
+  }
 }
 
 // Clause: ABI-T5-2 ABI-T5-3
