@@ -91,4 +91,10 @@ void add_learned_checks(std::vector<AnyCheck>& out);
 
 double now_seconds();  // monotonic clock
 
+// The error in float32 ULPs of the larger of |exact| and `scale`, the magnitude the result is
+// formed from (RoPE |xa| + |xb|, sinusoidal 1, ALiBi |bias|, |score|): the yardstick of the
+// "max ULP" statistic, which an output near zero by cancellation would otherwise inflate
+// (3e8 "ULPs" for an error at the inputs' rounding level). Not a pass criterion.
+double scale_ulps(double actual, double exact, double scale);
+
 }  // namespace pecheck::verifier

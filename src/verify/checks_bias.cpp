@@ -128,7 +128,8 @@ std::optional<Failure> eval_alibi_oracle(Ctx& ctx, const AlibiCase& c) {
   for (std::size_t i = 0; i < n; ++i) {
     if (ctx.record && !std::isinf(ref[i])) {
       const double e = std::fabs(r.out[i] - ref[i]);
-      ctx.observe(c.q_pos[(i / c.n_k) % c.n_q], e / oracle::ulp_of(ref[i], Format::F32), e / bound(i));
+      const double scale = std::max(std::fabs(bias[i]), std::fabs(static_cast<double>(c.scores[i])));
+      ctx.observe(c.q_pos[(i / c.n_k) % c.n_q], scale_ulps(r.out[i], ref[i], scale), e / bound(i));
     }
   }
   if (!(w.units > 1)) return std::nullopt;

@@ -58,7 +58,7 @@ std::optional<Failure> eval_oracle(Ctx& ctx, const RopeCase& c) {
           const double ex = exact[static_cast<std::size_t>(idx)];
           const double units = b.units(std::fabs(actual - ex), in);
           const double ulps = oracle::ulp_error(actual, ex, 0.0, Format::F32);
-          ctx.observe(static_cast<std::int64_t>(pos), ulps, units);
+          ctx.observe(static_cast<std::int64_t>(pos), scale_ulps(actual, ex, in.magnitude), units);
           if (units > worst_units || (std::isnan(units) && worst < 0)) {
             worst_units = units;
             worst = idx;

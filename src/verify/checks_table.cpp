@@ -30,7 +30,7 @@ std::optional<Failure> eval_sin_oracle(Ctx& ctx, const SinusoidalCase& c) {
       const double theta = pos * std::pow(c.base, -static_cast<double>(l - l % 2) / static_cast<double>(c.d_model));
       const double units = b.units(std::fabs(r.out[idx] - exact[idx]), {1.0, theta});
       const double ulps = oracle::ulp_error(r.out[idx], exact[idx], 0.0, Format::F32);
-      ctx.observe(c.positions[static_cast<std::size_t>(t)], ulps, units);
+      ctx.observe(c.positions[static_cast<std::size_t>(t)], scale_ulps(r.out[idx], exact[idx], 1.0), units);
       if (units > worst_units) worst_units = units, worst_ulps = ulps, worst = static_cast<std::int64_t>(idx);
     }
   }

@@ -4,6 +4,7 @@
 #include <limits>
 #include <set>
 
+#include "verify/check.hpp"
 #include "verify_test_util.hpp"
 
 using pecheck::report::CheckStatus;
@@ -158,3 +159,16 @@ TEST(VerifyChecks, EitherBucketIsAcceptedOnAmbiguousT5BoundariesAndTheRunSaysSo)
   for (const auto& n : r.notes) said |= n.find("ambiguous bucket boundary") != std::string::npos;
   EXPECT_TRUE(said);
 }
+
+namespace {
+
+// Issue #13: the "max ULP" statistic measures errors in ULPs of the magnitude a result is
+// formed from, so an output near zero by cancellation does not read 3e8 ULPs.
+TEST(VerifyStatistics, MaxUlpIsMeasuredAtTheScaleOfTheInputs) {
+  using pecheck::verifier::scale_ulps;
+  EXPECT_DOUBLE_EQ(scale_ulps(1.0 + 0x1p-23, 1.0, 0.0), 1.0);   // at |exact| >= scale: the usual ULP
+  EXPECT_DOUBLE_EQ(scale_ulps(0x1p-30, 0.0, 1.0), 0x1p-7);      // near zero: ULPs of 1, not of 0
+  EXPECT_DOUBLE_EQ(scale_ulps(0x1p-30 + 0x1p-40, 0x1p-30, 0x1p-30), 0x1p-40 / 0x1p-53);
+}
+
+}  // namespace
