@@ -122,11 +122,11 @@ AnyCheck make_check(CheckDef<Case> def) {
       cx.message = f->message;
       cx.function = res.function;
       describe(c, cx.args, cx.inputs);
-      if (const std::string pn = placement_note(c.placement); !pn.empty()) cx.notes.push_back(pn);
       cx.worst = f->worst;
       cx.return_code = f->return_code;
       cx.signal = f->signal;
       cx.notes = f->notes;
+      if (const std::string pn = placement_note(c.placement); !pn.empty()) cx.notes.push_back(pn);
       cx.notes.push_back("found at case " + std::to_string(i) + " of seed " + std::to_string(o.seed) + ", shrunk in " +
                          std::to_string(cx.shrink_steps) + " steps" +
                          (cut ? " (shrinking stopped at the run's time cap: a smaller case may fail too)" : ""));

@@ -156,6 +156,24 @@ TEST(Issue13Generators, GgmlPairCopyPassThroughIsCaughtByBoundsWithAnOddHeadDimF
   }
 }
 
+// Clause: ABI-ROPE-3 ABI-GEN-5
+TEST(Issue13Generators, AKernelThatMisbehavesOnlyWithTheOutputBelowItsInputIsCaught) {
+  for (int seed = 0; seed <= 4; ++seed) {
+    TempDir t;
+    auto r = run_verify(example_lib("rope_below_skips_passthrough"), t, {"--seed", std::to_string(seed)});
+    EXPECT_EQ(r.proc.exit_code, 1) << r.proc.out;
+    ASSERT_FALSE(r.report.is_null());
+    bool said = false;
+    for (const auto& c : r.report.at("checks")) {
+      if (!c.contains("counterexample")) continue;
+      for (const auto& n : c.at("counterexample").at("notes")) {
+        said |= n.get<std::string>().find("placed below its inputs") != std::string::npos;
+      }
+    }
+    EXPECT_TRUE(said) << "seed " << seed << ": a counterexample names the placement\n" << r.proc.out;
+  }
+}
+
 // Clause: ABI-T5-2
 TEST(Issue13Generators, T5ScaleRoundedToFp16IsCaughtForSeeds0And1) {
   for (int seed : {0, 1}) {
