@@ -1,6 +1,7 @@
 // BUGGY (on purpose): loops forever when n_heads > 4 (a head-tiling loop whose step is 0 past
-// four heads); built with ROPE_HANG_ALWAYS, on every call with n_tokens > 0. Every RoPE check would meet the hang; pecheck reports it once, with its shrunk
-// case, and says why the other checks of pec_rope_f32 were not run. Violates ABI-GEN-7.
+// four heads); built with ROPE_HANG_ALWAYS, on every call with n_tokens > 0. Every RoPE check would
+// meet the hang; pecheck reports it once, with its shrunk case, and says why the other checks of
+// pec_rope_f32 were not run. Violates ABI-GEN-7.
 #include "../common.hpp"
 
 using namespace example;

@@ -30,10 +30,12 @@ const ojson& check_of(const VerifyRun& r, const std::string& name) {
 TEST(Issue13Softmax, BloomKeyOnlyPassesAt4096AndFailsAt2To24WithTheFailingPosition) {
   TempDir a, b;
   const auto lib = example_lib("alibi_bloom_key_only");
-  auto near = run_verify(lib, a, {"--contract", "softmax", "--max-position", "4096", "--budget-seconds", "0"});
+  auto near = run_verify(
+      lib, a, {"--contract", "softmax", "--max-position", "4096", "--budget-seconds", "0"});
   EXPECT_EQ(near.proc.exit_code, 0) << near.proc.out;
   expect_reports_well_formed(near, "pass");
-  auto far = run_verify(lib, b, {"--contract", "softmax", "--max-position", "16777216", "--budget-seconds", "0"});
+  auto far = run_verify(
+      lib, b, {"--contract", "softmax", "--max-position", "16777216", "--budget-seconds", "0"});
   EXPECT_EQ(far.proc.exit_code, 1) << far.proc.out;
   const auto& c = check_of(far, "alibi.oracle");
   ASSERT_EQ(c.at("status"), "fail") << c.dump();
@@ -43,7 +45,8 @@ TEST(Issue13Softmax, BloomKeyOnlyPassesAt4096AndFailsAt2To24WithTheFailingPositi
   // Float32 carries offsets under slope * k_pos up to about 2^17 (u slope k < 2^-10): the
   // shrunk failure lies beyond what max position 4096 generates.
   long long q = 0;
-  for (const auto& v : c.at("counterexample").at("args").at("q_pos")) q = std::max(q, v.get<long long>());
+  for (const auto& v : c.at("counterexample").at("args").at("q_pos"))
+    q = std::max(q, v.get<long long>());
   EXPECT_GT(q, 4096) << c.dump();
 }
 
@@ -52,11 +55,13 @@ TEST(Issue13Softmax, OffsetFormsAndRowConstantsPassEverywhereAPerKeyTermFails) {
   for (const char* mp : {"4096", "16777216", "2147483647"}) {
     for (const char* lib : {"kernels", "c_kernels", "alibi_row_constant"}) {
       TempDir t;
-      auto r = run_verify(example_lib(lib), t, {"--contract", "softmax", "--max-position", mp, "--only", "alibi"});
+      auto r = run_verify(example_lib(lib), t,
+                          {"--contract", "softmax", "--max-position", mp, "--only", "alibi"});
       EXPECT_EQ(r.proc.exit_code, 0) << lib << " at " << mp << "\n" << r.proc.out;
     }
     TempDir t;
-    auto r = run_verify(example_lib("alibi_key_term"), t, {"--contract", "softmax", "--max-position", mp});
+    auto r = run_verify(example_lib("alibi_key_term"), t,
+                        {"--contract", "softmax", "--max-position", mp});
     EXPECT_EQ(r.proc.exit_code, 1) << r.proc.out;
     EXPECT_EQ(check_of(r, "alibi.oracle").at("status"), "fail");
   }
@@ -70,7 +75,9 @@ TEST(Issue13Cap, SlowConstructorUnderA3SecondCapIsLoadedOnceAndNoCutCheckPasses)
   for (const char* cap : {"3", "0.7"}) {
     std::remove(log.c_str());
     VerifyRun r;
-    const double wall = seconds_of([&] { r = run_verify(example_lib("slow_start"), t, {"--budget-seconds", cap}); });
+    const double wall = seconds_of([&] {
+      r = run_verify(example_lib("slow_start"), t, {"--budget-seconds", cap});
+    });
     // The bound of README "Verifying a kernel": cap + one call timeout (1 s) + 1 s, plus 2 s
     // for starting and ending the process and writing the reports on a loaded machine.
     EXPECT_LT(wall, std::atof(cap) + 1 + 1 + 2) << cap;
@@ -80,14 +87,16 @@ TEST(Issue13Cap, SlowConstructorUnderA3SecondCapIsLoadedOnceAndNoCutCheckPasses)
     EXPECT_EQ(std::count(lines.begin(), lines.end(), '\n'), 1) << "constructor runs:\n" << lines;
     bool cut = false;
     for (const auto& c : r.report.at("checks")) {
-      const auto ran = c.at("cases").get<long long>(), planned = c.at("planned_cases").get<long long>();
+      const auto ran = c.at("cases").get<long long>(),
+                 planned = c.at("planned_cases").get<long long>();
       if (c.at("status") == "pass") {
         EXPECT_EQ(ran, planned) << c.dump();
       }
       if (c.at("status") == "incomplete") {
         cut = true;
         EXPECT_LT(ran, planned) << c.dump();
-        EXPECT_NE(c.at("reason").get<std::string>().find("of " + std::to_string(planned)), std::string::npos);
+        EXPECT_NE(c.at("reason").get<std::string>().find("of " + std::to_string(planned)),
+                  std::string::npos);
       }
     }
     EXPECT_EQ(r.proc.exit_code, cut ? 1 : 0) << r.proc.out;
@@ -107,7 +116,8 @@ TEST(Issue13Cap, AHangIsReportedOnceAndTheRunEndsWithinTheBound) {
   TempDir t;
   VerifyRun r;
   const double wall = seconds_of([&] {
-    r = run_verify(example_lib("rope_hang_heads"), t, {"--budget-seconds", "5", "--call-timeout", "1"});
+    r = run_verify(example_lib("rope_hang_heads"), t,
+                   {"--budget-seconds", "5", "--call-timeout", "1"});
   });
   EXPECT_LT(wall, 5 + 1 + 1 + 2);
   EXPECT_EQ(r.proc.exit_code, 1);
@@ -120,7 +130,8 @@ TEST(Issue13Cap, AHangIsReportedOnceAndTheRunEndsWithinTheBound) {
       EXPECT_GT(c.at("counterexample").at("args").at("n_heads").get<long long>(), 4);
     } else if (c.at("name") != "rope.reject") {
       const std::string why = c.at("reason");
-      EXPECT_TRUE(why.find("not run: pec_rope_f32 hangs") != std::string::npos || c.at("status") == "incomplete")
+      EXPECT_TRUE(why.find("not run: pec_rope_f32 hangs") != std::string::npos ||
+                  c.at("status") == "incomplete")
           << c.dump();
       EXPECT_NE(c.at("status"), "pass");
     }
@@ -133,7 +144,8 @@ TEST(Issue13Cap, EvenWhenEveryCallHangsTheRunEndsWithinCapPlusOneTimeoutPlusOneS
   TempDir t;
   VerifyRun r;
   const double wall = seconds_of([&] {
-    r = run_verify(example_lib("rope_hang_always"), t, {"--budget-seconds", "3", "--call-timeout", "1"});
+    r = run_verify(example_lib("rope_hang_always"), t,
+                   {"--budget-seconds", "3", "--call-timeout", "1"});
   });
   EXPECT_LT(wall, 3 + 1 + 1 + 2);
   ASSERT_FALSE(r.report.is_null()) << r.proc.err;
@@ -160,7 +172,8 @@ TEST(Issue13Generators, GgmlPairCopyPassThroughIsCaughtByBoundsWithAnOddHeadDimF
 TEST(Issue13Generators, AKernelThatMisbehavesOnlyWithTheOutputBelowItsInputIsCaught) {
   for (int seed = 0; seed <= 4; ++seed) {
     TempDir t;
-    auto r = run_verify(example_lib("rope_below_skips_passthrough"), t, {"--seed", std::to_string(seed)});
+    auto r = run_verify(example_lib("rope_below_skips_passthrough"), t,
+                        {"--seed", std::to_string(seed)});
     EXPECT_EQ(r.proc.exit_code, 1) << r.proc.out;
     ASSERT_FALSE(r.report.is_null());
     bool said = false;
@@ -170,7 +183,8 @@ TEST(Issue13Generators, AKernelThatMisbehavesOnlyWithTheOutputBelowItsInputIsCau
         said |= n.get<std::string>().find("placed below its inputs") != std::string::npos;
       }
     }
-    EXPECT_TRUE(said) << "seed " << seed << ": a counterexample names the placement\n" << r.proc.out;
+    EXPECT_TRUE(said) << "seed " << seed << ": a counterexample names the placement\n"
+                      << r.proc.out;
   }
 }
 
@@ -178,7 +192,8 @@ TEST(Issue13Generators, AKernelThatMisbehavesOnlyWithTheOutputBelowItsInputIsCau
 TEST(Issue13Generators, T5ScaleRoundedToFp16IsCaughtForSeeds0And1) {
   for (int seed : {0, 1}) {
     TempDir t;
-    auto r = run_verify(example_lib("t5_fp16_scale"), t, {"--seed", std::to_string(seed), "--only", "t5"});
+    auto r = run_verify(example_lib("t5_fp16_scale"), t,
+                        {"--seed", std::to_string(seed), "--only", "t5"});
     EXPECT_EQ(r.proc.exit_code, 1) << r.proc.out;
     ASSERT_FALSE(r.report.is_null());
     EXPECT_EQ(check_of(r, "t5.oracle").at("status"), "fail") << "seed " << seed;
