@@ -1,7 +1,8 @@
 // BUGGY (on purpose): loops forever when n_heads > 4 (a head-tiling loop whose step is 0 past
-// four heads); built with ROPE_HANG_ALWAYS, on every call with n_tokens > 0. Every RoPE check would
-// meet the hang; pecheck reports it once, with its shrunk case, and says why the other checks of
-// pec_rope_f32 were not run. Violates ABI-GEN-7.
+// four heads); built with ROPE_HANG_ALWAYS, on every call with n_tokens > 0, and every other ABI
+// function hangs on every call. Every RoPE check would meet the hang; pecheck reports it once,
+// with its shrunk case, and says why the other checks of pec_rope_f32 were not run. Violates
+// ABI-GEN-7.
 #include "../common.hpp"
 
 using namespace example;
@@ -33,3 +34,18 @@ int pec_rope_f32(const pec_rope_args* a, const float* x, float* y) {
   }
   return 0;
 }
+
+#if defined(ROPE_HANG_ALWAYS)
+// Every other function hangs on every call too, so a run meets a hang in each of its first
+// checks: the time cap, not the hang reuse, is what bounds it.
+namespace {
+[[noreturn]] void spin() {
+  for (;;) __asm__ __volatile__("");  // an empty loop the compiler keeps
+}
+}  // namespace
+
+int pec_alibi_bias_f32(const pec_alibi_args*, float*) { spin(); }
+int pec_t5_bias_f32(const pec_t5_args*, float*) { spin(); }
+int pec_sinusoidal_f32(const pec_sinusoidal_args*, float*) { spin(); }
+int pec_learned_f32(const pec_learned_args*, float*) { spin(); }
+#endif

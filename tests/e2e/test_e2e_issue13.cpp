@@ -140,6 +140,22 @@ TEST(Issue13Cap, AHangIsReportedOnceAndTheRunEndsWithinTheBound) {
 }
 
 // Clause: ABI-GEN-7
+TEST(Issue13Cap, ACrashFoundByOneCheckIsReplayedFirstByTheLaterOnes) {
+  TempDir t;
+  auto r = run_verify(example_lib("alibi_crash"), t);
+  EXPECT_EQ(r.proc.exit_code, 1);
+  ASSERT_FALSE(r.report.is_null()) << r.proc.err;
+  for (const char* name : {"alibi.bounds", "alibi.determinism"}) {
+    const auto& c = check_of(r, name);
+    ASSERT_EQ(c.at("status"), "fail") << c.dump();
+    EXPECT_EQ(c.at("cases"), 1) << "the replayed case alone decided it";
+    EXPECT_EQ(c.at("counterexample").at("kind"), "crash");
+    EXPECT_NE(c.at("reason").get<std::string>().find("that alibi.oracle found recurs"), std::string::npos);
+    EXPECT_NE(c.at("reproduce").get<std::string>().find("--only " + std::string(name)), std::string::npos);
+  }
+}
+
+// Clause: ABI-GEN-7
 TEST(Issue13Cap, EvenWhenEveryCallHangsTheRunEndsWithinCapPlusOneTimeoutPlusOneSecond) {
   TempDir t;
   VerifyRun r;
@@ -151,6 +167,13 @@ TEST(Issue13Cap, EvenWhenEveryCallHangsTheRunEndsWithinCapPlusOneTimeoutPlusOneS
   ASSERT_FALSE(r.report.is_null()) << r.proc.err;
   EXPECT_LT(r.report.at("seconds").get<double>(), 3 + 1 + 1);
   EXPECT_EQ(r.proc.exit_code, 1);
+  int incomplete = 0;
+  for (const auto& c : r.report.at("checks")) {
+    incomplete += c.at("status") == "incomplete";
+    // Only rope.reject can pass: that kernel rejects invalid RoPE calls before its loop.
+    if (c.at("status") == "pass") EXPECT_EQ(c.at("name"), "rope.reject") << c.dump();
+  }
+  EXPECT_GT(incomplete, 0) << "five hanging functions cannot all be searched within 3 s";
 }
 
 // Clause: ABI-GEN-4 ABI-ROPE-1
