@@ -189,6 +189,9 @@ ExecutorConfig config(const VerifyOptions& o) {
   ExecutorConfig cfg;
   cfg.fork = o.isolate;
   cfg.call_timeout_s = o.call_timeout_seconds;
+  // Loading counts against the cap too: a library that cannot start within cap + one call
+  // timeout cannot be verified within it (README "Verifying a kernel", time cap).
+  if (o.budget_seconds > 0) cfg.load_timeout_s = std::min(cfg.load_timeout_s, o.budget_seconds + o.call_timeout_seconds);
   return cfg;
 }
 

@@ -334,7 +334,9 @@ bool Executor::handshake(int fd, pid_t pid, std::string* error, LibraryInfo* inf
   if (io == Io::Ok) {
     *error = hello.error;
   } else if (io == Io::Timeout) {
-    *error = "loading did not finish within " + std::to_string(static_cast<int>(cfg_.load_timeout_s)) + " s";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.3g", cfg_.load_timeout_s);
+    *error = std::string("loading did not finish within ") + buf + " s (at most 10 s, and at most --budget-seconds + --call-timeout)";
   } else {
     kill(pid, SIGKILL);  // no-op when already dead; reaps below either way
     int st = 0;
