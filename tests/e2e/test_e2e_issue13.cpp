@@ -153,6 +153,10 @@ TEST(Issue13Cap, ACrashFoundByOneCheckIsReplayedFirstByTheLaterOnes) {
     EXPECT_NE(c.at("reason").get<std::string>().find("that alibi.oracle found recurs"), std::string::npos);
     EXPECT_NE(c.at("reproduce").get<std::string>().find("--only " + std::string(name)), std::string::npos);
   }
+  // Every worker after a crash is forked from the fork server: the library was loaded once.
+  const auto& notes = r.report.at("notes");
+  EXPECT_NE(std::find(notes.begin(), notes.end(), "kernel library loaded 1 time(s) in this run"), notes.end())
+      << notes.dump();
 }
 
 // Clause: ABI-GEN-7
