@@ -85,12 +85,15 @@ std::string VerifyResult::verdict_sentence() const {
     s = "pass: all " + std::to_string(ran()) + " checks that ran passed";
   } else if (failed > 0) {
     std::string names;
+    std::int64_t listed = 0;
     for (const auto& c : checks) {
       if (c.status == CheckStatus::Pass || c.status == CheckStatus::Skipped || c.status == CheckStatus::Incomplete) {
         continue;
       }
+      if (++listed > 6) continue;  // one sentence: the first six, then a count
       names += (names.empty() ? "" : ", ") + c.name + " (" + std::string(to_string(c.status)) + ")";
     }
+    if (listed > 6) names += " and " + std::to_string(listed - 6) + " more";
     s = "fail: " + std::to_string(failed) + " of " + std::to_string(ran()) + " checks did not pass: " + names;
   } else {
     s = "incomplete: no check failed, but the time cap cut checks short";
