@@ -5,7 +5,8 @@
 //                  [--only CHECK]... [--format text|json]
 //
 // Exit status: 0 every check passed, 1 a counterexample was found (or a check could not
-// decide), 2 bad usage or a library that cannot be loaded, 3 a report could not be written.
+// decide, or the time cap cut one short: incomplete), 2 bad usage or a library that cannot be
+// loaded, 3 a report could not be written.
 #include <unistd.h>
 
 #include <cstdio>
@@ -99,13 +100,14 @@ void register_verify(CLI::App& app, Runner& run) {
       "verify",
       "Verify a kernel plug-in (spec/pecheck_kernel.h): oracle agreement, relative-position properties, "
       "rejections, bounds, completeness, determinism; crashes and hangs isolated in a worker process.\n"
-      "Exit status: 0 all checks pass, 1 counterexample, 2 usage or load error, 3 report not written.");
+      "Exit status: 0 all checks pass, 1 counterexample or a check undecided or incomplete, 2 usage or load error, "
+      "3 report not written.");
   sub->add_option("--kernel", args->kernel, "plug-in shared library (.so)")->required();
   sub->add_option("--report", args->report_dir, "write DIR/report.json, report.md, report.html");
   sub->add_option("--junit", args->junit, "write JUnit XML to FILE");
   sub->add_option("--seed", args->seed, "seed of the case generators (same seed, same result)")
       ->check(seed_check());
-  sub->add_option("--budget-seconds", args->budget_seconds, "wall-clock budget of the run (0 = none)")
+  sub->add_option("--budget-seconds", args->budget_seconds, "wall-clock cap of the whole run (0 = none); checks it cuts short are incomplete, never pass")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--max-position", args->max_position, "largest position generated")
       ->check(CLI::Range(std::int64_t{1}, (std::int64_t{1} << 31) - 1));

@@ -3,6 +3,9 @@
 // counterexample.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <cctype>
+
 #include "report/accuracy.hpp"
 #include "report/svg_plot.hpp"
 #include "report/write.hpp"
@@ -14,7 +17,7 @@ namespace {
 constexpr const char* kStyle = R"(
 body{font-family:sans-serif;margin:2em;max-width:72em;color:#222}
 table{border-collapse:collapse;margin:.5em 0}td,th{border:1px solid #ccc;padding:2px 8px;text-align:left}
-th{background:#f2f2f2}.pass{color:#080}.fail,.error,.timeout,.unknown{color:#b00;font-weight:bold}
+th{background:#f2f2f2}.pass{color:#080}.fail,.error,.timeout,.unknown,.incomplete{color:#b00;font-weight:bold}
 .skipped{color:#777}pre{background:#f6f6f6;padding:.5em;overflow-x:auto}
 section{border-top:1px solid #ddd;margin-top:1.5em}code{background:#f2f2f2;padding:0 3px}
 )";
@@ -101,12 +104,31 @@ std::string join(const std::vector<std::string>& xs) {
 }  // namespace
 
 std::string render_html(const VerifyResult& r) {
+  const std::string verdict(r.verdict());
+  std::string upper = verdict;
+  for (auto& ch : upper) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
   std::string o = "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n";
-  o += "<title>pecheck verify: " + std::string(r.passed() ? "PASS" : "FAIL") + " " + esc(r.kernel) + "</title>\n";
+  o += "<title>pecheck verify: " + upper + " " + esc(r.kernel) + "</title>\n";
   o += std::string("<style>") + kStyle + "</style></head><body>\n";
-  o += fmt::format("<h1>pecheck verify: <span class=\"{}\">{}</span></h1>\n", r.passed() ? "pass" : "fail",
-                   r.passed() ? "PASS" : "FAIL");
-  o += "<table>\n";
+  // What a reader needs first: the verdict in one sentence, then the checks that did not pass
+  // (worst case and plot), then the run's details; passing and skipped checks collapsed last.
+  o += fmt::format("<h1>pecheck verify: <span class=\"{}\">{}</span></h1>\n", r.passed() ? "pass" : "fail", upper);
+  o += "<p class=\"verdict\">" + esc(r.verdict_sentence()) + "</p>\n";
+  auto section = [&](const CheckResult& c) {
+    o += fmt::format("<section id=\"{0}\"><h2>{0}: {1}</h2>\n", esc(c.name), status_span(c.status));
+    o += fmt::format("<p>{} — clause <code>{}</code>, function <code>{}</code>, {} case(s){}, {} element(s).</p>\n",
+                     esc(c.description), esc(c.clause), esc(c.function), c.cases,
+                     c.planned > 0 ? fmt::format(" of {} planned", c.planned) : std::string(), c.elements);
+    if (!c.reason.empty()) o += "<p>Reason: " + esc(c.reason) + "</p>\n";
+    if (c.counterexample) counterexample_html(o, *c.counterexample);
+    accuracy_html(o, c);  // the run's worst element and the profile beside the shrunk case
+    plot_html(o, c);
+    o += "</section>\n";
+  };
+  for (const auto& c : r.checks) {
+    if (c.status != CheckStatus::Pass && c.status != CheckStatus::Skipped) section(c);
+  }
+  o += "<h2>Run</h2>\n<table>\n";
   o += "<tr><td>kernel</td><td><code>" + esc(r.kernel) + "</code></td></tr>\n";
   o += "<tr><td>ABI version</td><td>" +
        (r.abi_version ? std::to_string(*r.abi_version) : std::string("not exported")) + "</td></tr>\n";
@@ -132,16 +154,15 @@ std::string render_html(const VerifyResult& r) {
         c.max_ulps ? esc(format_real(*c.max_ulps)) : "-", c.seconds, esc(c.reason));
   }
   o += "</table>\n";
-  for (const auto& c : r.checks) {
-    if (c.status == CheckStatus::Skipped && c.series.empty()) continue;
-    o += fmt::format("<section id=\"{0}\"><h2>{0}: {1}</h2>\n", esc(c.name), status_span(c.status));
-    o += fmt::format("<p>{} — clause <code>{}</code>, function <code>{}</code>, {} case(s), {} element(s).</p>\n",
-                     esc(c.description), esc(c.clause), esc(c.function), c.cases, c.elements);
-    if (!c.reason.empty()) o += "<p>Reason: " + esc(c.reason) + "</p>\n";
-    plot_html(o, c);
-    if (c.counterexample) counterexample_html(o, *c.counterexample);
-    accuracy_html(o, c);
-    o += "</section>\n";
+  const auto passing = std::count_if(r.checks.begin(), r.checks.end(), [](const CheckResult& c) {
+    return c.status == CheckStatus::Pass || (c.status == CheckStatus::Skipped && !c.series.empty());
+  });
+  if (passing > 0) {
+    o += fmt::format("<details><summary>{} passing or skipped check(s) with details</summary>\n", passing);
+    for (const auto& c : r.checks) {
+      if (c.status == CheckStatus::Pass || (c.status == CheckStatus::Skipped && !c.series.empty())) section(c);
+    }
+    o += "</details>\n";
   }
   o += "</body></html>\n";
   return o;

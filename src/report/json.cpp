@@ -280,6 +280,7 @@ ojson to_json(const CheckResult& c) {
   o["status"] = std::string(to_string(c.status));
   o["reason"] = c.reason;
   o["cases"] = c.cases;
+  o["planned_cases"] = c.planned;
   o["elements"] = c.elements;
   o["seconds"] = json_real(c.seconds);
   o["max_ulps"] = c.max_ulps ? json_real(*c.max_ulps) : ojson(nullptr);
@@ -300,6 +301,7 @@ ojson to_json(const VerifyResult& r) {
   o["schema"] = kJsonSchemaVersion;
   o["version"] = r.tool_version;
   o["verdict"] = std::string(r.verdict());
+  o["verdict_sentence"] = r.verdict_sentence();
   o["kernel"] = r.kernel;
   o["abi_version"] = opt(r.abi_version);
   o["seed"] = r.options.seed;
@@ -319,7 +321,7 @@ ojson to_json(const VerifyResult& r) {
   ojson summary;
   summary["checks"] = r.checks.size();
   for (CheckStatus s : {CheckStatus::Pass, CheckStatus::Fail, CheckStatus::Skipped,
-                        CheckStatus::Unknown, CheckStatus::Timeout, CheckStatus::Error}) {
+                        CheckStatus::Unknown, CheckStatus::Timeout, CheckStatus::Error, CheckStatus::Incomplete}) {
     summary[std::string(to_string(s))] = r.count(s);
   }
   o["summary"] = std::move(summary);
@@ -361,6 +363,7 @@ VerifyResult verify_result_from_json(const ojson& j) {
       cr.status = *st;
       cr.reason = c.at("reason").get<std::string>();
       cr.cases = c.at("cases").get<std::int64_t>();
+      cr.planned = c.value("planned_cases", std::int64_t{0});
       cr.elements = c.at("elements").get<std::int64_t>();
       cr.seconds = real_from_json(c.at("seconds"));
       if (!c.at("max_ulps").is_null()) cr.max_ulps = real_from_json(c.at("max_ulps"));

@@ -12,7 +12,8 @@ namespace pecheck::report {
 
 std::string render_junit(const VerifyResult& r) {
   const auto failures = r.count(CheckStatus::Fail);
-  const auto errors = r.count(CheckStatus::Unknown) + r.count(CheckStatus::Timeout) + r.count(CheckStatus::Error);
+  const auto errors = r.count(CheckStatus::Unknown) + r.count(CheckStatus::Timeout) + r.count(CheckStatus::Error) +
+                      r.count(CheckStatus::Incomplete);
   const auto skipped = r.count(CheckStatus::Skipped);
   const auto tests = static_cast<std::int64_t>(r.checks.size());
   std::string time = fmt::format("{:.3f}", std::isfinite(r.seconds) ? r.seconds : 0.0);
@@ -34,6 +35,7 @@ std::string render_junit(const VerifyResult& r) {
   prop("max_position", std::to_string(r.options.max_position));
   prop("contract", r.options.contract);
   prop("verdict", r.verdict());
+  prop("verdict_sentence", r.verdict_sentence());
   o += "    </properties>\n";
   for (const auto& c : r.checks) {
     std::string t = fmt::format("{:.3f}", std::isfinite(c.seconds) ? c.seconds : 0.0);
@@ -65,6 +67,7 @@ std::string render_junit(const VerifyResult& r) {
       case CheckStatus::Unknown:
       case CheckStatus::Timeout:
       case CheckStatus::Error:
+      case CheckStatus::Incomplete:  // an error, not a pass: the time cap left it undecided
         o += fmt::format(R"(<error message="{}" type="{}"/>)", xml_escape(c.reason), to_string(c.status));
         break;
     }

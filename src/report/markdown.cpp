@@ -2,6 +2,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cctype>
 
 #include "report/accuracy.hpp"
 #include "report/write.hpp"
@@ -81,7 +82,9 @@ void counterexample_md(std::string& o, const CheckResult& c, const Counterexampl
 }  // namespace
 
 std::string render_markdown(const VerifyResult& r) {
-  std::string o = fmt::format("# pecheck verify: {}\n\n", r.passed() ? "PASS" : "FAIL");
+  std::string verdict(r.verdict());
+  for (auto& ch : verdict) ch = static_cast<char>(std::toupper(static_cast<unsigned char>(ch)));
+  std::string o = fmt::format("# pecheck verify: {}\n\n{}\n\n", verdict, markdown_cell(r.verdict_sentence()));
   o += fmt::format("- Kernel: {}\n", code(r.kernel));
   o += fmt::format("- ABI version: {}\n", r.abi_version ? std::to_string(*r.abi_version) : "not exported");
   o += fmt::format("- Seed: {} · max position: {} · contract: {} · budget: {} s\n", r.options.seed,
@@ -91,10 +94,10 @@ std::string render_markdown(const VerifyResult& r) {
   if (!r.options.shard.empty()) o += "- Shard: " + markdown_cell(r.options.shard) + "\n";
   o += "- Exported: " + (r.exported.empty() ? "none" : markdown_cell(join(r.exported, ", "))) + "\n";
   o += "- Not exported: " + (r.missing.empty() ? "none" : markdown_cell(join(r.missing, ", "))) + "\n";
-  o += fmt::format("- Checks: {} pass, {} fail, {} skipped, {} unknown, {} timeout, {} error · {} s\n",
+  o += fmt::format("- Checks: {} pass, {} fail, {} skipped, {} unknown, {} timeout, {} error, {} incomplete · {} s\n",
                    r.count(CheckStatus::Pass), r.count(CheckStatus::Fail), r.count(CheckStatus::Skipped),
                    r.count(CheckStatus::Unknown), r.count(CheckStatus::Timeout), r.count(CheckStatus::Error),
-                   format_real(r.seconds));
+                   r.count(CheckStatus::Incomplete), format_real(r.seconds));
   for (const auto& n : r.notes) o += "- Note: " + markdown_cell(n) + "\n";
   o += "\n| check | scheme | clause | status | cases | max ULP | seconds | reason |\n";
   o += "|---|---|---|---|---:|---:|---:|---|\n";
@@ -160,10 +163,11 @@ std::string render_text(const VerifyResult& r) {
   for (const auto& n : r.notes) {
     if (n.starts_with("declared domain: ")) o += "  " + n + "\n";
   }
-  o += fmt::format("verdict: {} ({} pass, {} fail, {} skipped, {} undecided/error) in {} s\n", r.verdict(),
-                   r.count(CheckStatus::Pass), r.count(CheckStatus::Fail), r.count(CheckStatus::Skipped),
+  o += fmt::format("verdict: {} ({} pass, {} fail, {} skipped, {} undecided/error, {} incomplete) in {} s\n",
+                   r.verdict(), r.count(CheckStatus::Pass), r.count(CheckStatus::Fail), r.count(CheckStatus::Skipped),
                    r.count(CheckStatus::Unknown) + r.count(CheckStatus::Timeout) + r.count(CheckStatus::Error),
-                   fmt::format("{:.2f}", r.seconds));
+                   r.count(CheckStatus::Incomplete), fmt::format("{:.2f}", r.seconds));
+  if (r.count(CheckStatus::Incomplete) > 0) o += r.verdict_sentence() + "\n";
   return o;
 }
 

@@ -7,7 +7,8 @@ namespace pecheck::report {
 
 namespace {
 constexpr CheckStatus kAll[] = {CheckStatus::Pass,    CheckStatus::Fail,    CheckStatus::Skipped,
-                                CheckStatus::Unknown, CheckStatus::Timeout, CheckStatus::Error};
+                                CheckStatus::Unknown, CheckStatus::Timeout, CheckStatus::Error,
+                                CheckStatus::Incomplete};
 
 std::string special(double v) {
   if (std::isnan(v)) return "nan";
@@ -23,6 +24,7 @@ std::string_view to_string(CheckStatus s) {
     case CheckStatus::Unknown: return "unknown";
     case CheckStatus::Timeout: return "timeout";
     case CheckStatus::Error: return "error";
+    case CheckStatus::Incomplete: return "incomplete";
   }
   return "error";
 }
@@ -42,6 +44,7 @@ std::optional<Verdict> to_verdict(CheckStatus s) {
     case CheckStatus::Unknown: return Verdict::Unknown;
     case CheckStatus::Timeout: return Verdict::Timeout;
     case CheckStatus::Error: return Verdict::Error;
+    case CheckStatus::Incomplete: return Verdict::Timeout;
   }
   return Verdict::Error;
 }
@@ -64,7 +67,46 @@ bool VerifyResult::passed() const {
   return true;
 }
 
-std::string_view VerifyResult::verdict() const { return passed() ? "pass" : "fail"; }
+std::string_view VerifyResult::verdict() const {
+  if (passed()) return "pass";
+  for (const auto& c : checks) {
+    if (c.status != CheckStatus::Pass && c.status != CheckStatus::Skipped && c.status != CheckStatus::Incomplete) {
+      return "fail";
+    }
+  }
+  return "incomplete";
+}
+
+std::string VerifyResult::verdict_sentence() const {
+  std::string s;
+  const std::int64_t failed = static_cast<std::int64_t>(checks.size()) - count(CheckStatus::Pass) -
+                              count(CheckStatus::Skipped) - count(CheckStatus::Incomplete);
+  if (passed()) {
+    s = "pass: all " + std::to_string(ran()) + " checks that ran passed";
+  } else if (failed > 0) {
+    std::string names;
+    std::int64_t listed = 0;
+    for (const auto& c : checks) {
+      if (c.status == CheckStatus::Pass || c.status == CheckStatus::Skipped || c.status == CheckStatus::Incomplete) {
+        continue;
+      }
+      if (++listed > 6) continue;  // one sentence: the first six, then a count
+      names += (names.empty() ? "" : ", ") + c.name + " (" + std::string(to_string(c.status)) + ")";
+    }
+    if (listed > 6) names += " and " + std::to_string(listed - 6) + " more";
+    s = "fail: " + std::to_string(failed) + " of " + std::to_string(ran()) + " checks did not pass: " + names;
+  } else {
+    s = "incomplete: no check failed, but the time cap cut checks short";
+  }
+  std::string cut;
+  for (const auto& c : checks) {
+    if (c.status != CheckStatus::Incomplete) continue;
+    cut += (cut.empty() ? "" : ", ") + c.name + " (" + std::to_string(c.cases) + " of " + std::to_string(c.planned) +
+           " cases)";
+  }
+  if (!cut.empty()) s += "; incomplete: " + cut;
+  return s;
+}
 
 std::int64_t VerifyResult::ran() const {
   return static_cast<std::int64_t>(checks.size()) - count(CheckStatus::Skipped);

@@ -33,12 +33,14 @@ enum class CheckStatus {
   Unknown,  // (unknown) ran but could not decide (e.g. budget exhausted before any case)
   Timeout,  // (timeout) a time limit stopped it before a decision
   Error,    // (error)   pecheck could not run it (internal or environment failure)
+  Incomplete,  // (incomplete) the run's time cap cut it short: `cases` of `planned` ran, all passed
 };
 
 std::string_view to_string(CheckStatus s);
 std::optional<CheckStatus> check_status_from_string(std::string_view s);
 // The closed verdict type of src/core: Pass->Pass, Fail->Counterexample, Unknown->Unknown,
-// Timeout->Timeout, Error->Error. Skipped has no verdict (nullopt).
+// Timeout->Timeout, Error->Error, Incomplete->Timeout (the cap stopped it). Skipped has no
+// verdict (nullopt).
 std::optional<Verdict> to_verdict(CheckStatus s);
 CheckStatus from_verdict(Verdict v);
 
@@ -158,6 +160,7 @@ struct CheckResult {
   CheckStatus status = CheckStatus::Skipped;
   std::string reason;      // why skipped / unknown / timeout / error (empty for pass/fail)
   std::int64_t cases = 0;     // generated calls that ran
+  std::int64_t planned = 0;   // cases the seed and options plan for this check (0: not recorded)
   std::int64_t elements = 0;  // output elements compared
   double seconds = 0;
   std::optional<double> max_ulps;  // largest error seen over passing cases, when measured
@@ -189,11 +192,14 @@ struct VerifyResult {
   double seconds = 0;
   std::vector<std::string> notes;     // run-level notes (e.g. "corpus: 3 cases replayed")
 
-  // Pass iff no check has status Fail, Unknown, Timeout or Error. A run in which every
-  // check was skipped passes vacuously; callers that need coverage also check ran() > 0.
+  // Pass iff no check has status Fail, Unknown, Timeout, Error or Incomplete. A run in which
+  // every check was skipped passes vacuously; callers that need coverage also check ran() > 0.
   bool passed() const;
-  // "pass" | "fail" — the top-level `verdict` of report.json.
+  // "pass" | "fail" | "incomplete" — the top-level `verdict` of report.json. "incomplete": no
+  // check failed or errored, but the time cap cut at least one short.
   std::string_view verdict() const;
+  // One sentence: the verdict, and which checks are incomplete (with cases run of planned).
+  std::string verdict_sentence() const;
   std::int64_t ran() const;          // checks with status other than Skipped
   std::int64_t count(CheckStatus s) const;
   const CheckResult* find(std::string_view check_name) const;

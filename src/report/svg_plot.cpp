@@ -12,7 +12,11 @@ namespace pecheck::report {
 
 namespace {
 
-constexpr const char* kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#17becf"};
+// Ten distinguishable colours (matplotlib's tab10); series beyond ten repeat them dashed, so no
+// two series of one plot look alike.
+constexpr const char* kPalette[] = {"#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e",
+                                    "#17becf", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22"};
+constexpr const char* kDashes[] = {"", "6 3", "2 2", "8 3 2 3"};
 
 struct Axis {
   double lo = 0, hi = 1;
@@ -27,7 +31,9 @@ struct Axis {
 };
 
 // Range of the finite (and, on a log axis, positive) values; a sensible default when empty.
-Axis make_axis(const std::vector<double>& vs, bool log) {
+// `edge` (the y axis): room below a log axis for non-positive values, drawn on its edge. The x
+// axis has none: position 0 has no place on a log axis, it is not drawn and the plot says so.
+Axis make_axis(const std::vector<double>& vs, bool log, bool edge) {
   double lo = std::numeric_limits<double>::infinity(), hi = -lo;
   bool non_positive = false;
   for (double v : vs) {
@@ -47,7 +53,7 @@ Axis make_axis(const std::vector<double>& vs, bool log) {
     a.lo = std::pow(10.0, std::floor(std::log10(lo)));
     a.hi = std::pow(10.0, std::ceil(std::log10(hi)));
     if (a.hi <= a.lo) a.hi = a.lo * 10;
-    if (non_positive) a.lo /= 10;  // room on the edge for the clamped zeros
+    if (non_positive && edge) a.lo /= 10;  // room on the edge for the clamped zeros
   } else {
     if (lo > 0 && lo < hi * 0.5) lo = 0;  // errors and positions read best from zero
     if (hi == lo) {
@@ -103,18 +109,44 @@ std::vector<double> axis_ticks(double lo, double hi, bool log) {
 
 std::string svg_line_plot(const PlotOptions& opt, const std::vector<PlotSeries>& series) {
   const double W = std::max(opt.width, 200), H = std::max(opt.height, 150);
-  const double left = 70, right = 20, top = opt.title.empty() ? 16 : 34, bottom = 64;
-  const double pw = W - left - right, ph = H - top - bottom;
-
+  const double left = 70, right = 20, top = opt.title.empty() ? 16 : 34;
+  // Legend entries flow into rows of the plot's width; what could not be drawn gets its own
+  // line under them, so no two texts overlap.
+  std::vector<std::pair<double, int>> legend_pos;  // x and row of each entry
+  int rows = 1;
+  {
+    double x = left;
+    for (const auto& s : series) {
+      const double w = 24 + 7.0 * static_cast<double>(s.label.size());
+      if (x > left && x + w > W - right) x = left, ++rows;
+      legend_pos.emplace_back(x, rows - 1);
+      x += w;
+    }
+  }
+  std::size_t hidden = 0, clamped = 0, off_x = 0;
   std::vector<double> xs, ys;
   for (const auto& s : series) {
     for (auto [x, y] : s.points) {
-      xs.push_back(x);
-      ys.push_back(y);
+      if (!std::isfinite(x) || !std::isfinite(y)) {
+        ++hidden;
+      } else if (opt.log_x && x <= 0) {
+        ++off_x;
+      } else {
+        xs.push_back(x);
+        ys.push_back(y);
+      }
     }
   }
   for (const auto& h : opt.hlines) ys.push_back(h.y);
-  Axis ax = make_axis(xs, opt.log_x), ay = make_axis(ys, opt.log_y);
+  Axis ax = make_axis(xs, opt.log_x, false), ay = make_axis(ys, opt.log_y, true);
+  for (const auto& s : series) {
+    for (auto [x, y] : s.points) {
+      if (std::isfinite(x) && std::isfinite(y) && !(opt.log_x && x <= 0) && ay.log && y < ay.lo) ++clamped;
+    }
+  }
+  const bool note = hidden || clamped || off_x;
+  const double bottom = 44 + 16.0 * rows + (note ? 16 : 0);
+  const double pw = W - left - right, ph = H - top - bottom;
 
   auto px = [&](double x) { return left + ax.unit(x) * pw; };
   auto py = [&](double y) { return top + (1 - ay.unit(y)) * ph; };
@@ -159,19 +191,14 @@ std::string svg_line_plot(const PlotOptions& opt, const std::vector<PlotSeries>&
                      xml_escape(h.label));
   }
 
-  std::size_t hidden = 0, clamped = 0;
-  double legend_x = left;
   for (std::size_t i = 0; i < series.size(); ++i) {
     const auto& s = series[i];
     std::string color = s.color.empty() ? kPalette[i % std::size(kPalette)] : xml_escape(s.color);
+    const char* dash = kDashes[(i / std::size(kPalette)) % std::size(kDashes)];
+    const std::string dash_attr = *dash ? fmt::format(R"( stroke-dasharray="{}")", dash) : "";
     std::vector<std::pair<double, double>> pts;
     for (auto [x, y] : s.points) {
-      if (!std::isfinite(x) || !std::isfinite(y)) {
-        ++hidden;
-        continue;
-      }
-      if ((ax.log && x < ax.lo) || (ay.log && y < ay.lo)) ++clamped;
-      pts.emplace_back(x, y);
+      if (std::isfinite(x) && std::isfinite(y) && !(ax.log && x <= 0)) pts.emplace_back(x, y);
     }
     std::sort(pts.begin(), pts.end());
     if (!pts.empty()) {
@@ -179,24 +206,35 @@ std::string svg_line_plot(const PlotOptions& opt, const std::vector<PlotSeries>&
       for (std::size_t k = 0; k < pts.size(); ++k) {
         d += fmt::format("{}{:.1f},{:.1f}", k ? " L" : "M", px(pts[k].first), py(pts[k].second));
       }
-      o += fmt::format(R"(<path d="{}" fill="none" stroke="{}" stroke-width="1.5"/>)", d, color);
+      o += fmt::format(R"(<path d="{}" fill="none" stroke="{}" stroke-width="1.5"{}/>)", d, color, dash_attr);
       if (s.markers) {
         for (auto [x, y] : pts) {
           o += fmt::format(R"(<circle cx="{:.1f}" cy="{:.1f}" r="2" fill="{}"/>)", px(x), py(y), color);
         }
       }
     }
-    o += fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="10" height="10" fill="{}"/>)", legend_x,
-                     H - 22, color);
-    o += fmt::format(R"(<text x="{:.1f}" y="{:.1f}">{}</text>)", legend_x + 14, H - 13,
-                     xml_escape(s.label));
-    legend_x += 24 + 7.0 * static_cast<double>(s.label.size());
+    const auto [lx, row] = legend_pos[i];
+    const double ly = top + ph + 48 + 16.0 * row;
+    if (*dash) {
+      o += fmt::format(R"(<line x1="{:.1f}" y1="{:.1f}" x2="{:.1f}" y2="{:.1f}" stroke="{}" stroke-width="2"{}/>)", lx,
+                       ly - 4, lx + 10, ly - 4, color, dash_attr);
+    } else {
+      o += fmt::format(R"(<rect x="{:.1f}" y="{:.1f}" width="10" height="10" fill="{}"/>)", lx, ly - 9, color);
+    }
+    o += fmt::format(R"(<text x="{:.1f}" y="{:.1f}">{}</text>)", lx + 14, ly, xml_escape(s.label));
   }
-  if (hidden || clamped) {
-    o += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" text-anchor="end" fill="#a00">{}</text>)", W - right,
-                     H - 13,
-                     fmt::format("{} non-finite point(s) not drawn; {} at or below the log-axis minimum drawn on its edge",
-                                 hidden, clamped));
+  if (note) {
+    std::string t;
+    if (hidden) t += fmt::format("{} non-finite point(s) not drawn", hidden);
+    if (off_x) {
+      t += fmt::format("{}{} point(s) at position 0 (or below) not drawn (no place on a log axis)", t.empty() ? "" : "; ",
+                       off_x);
+    }
+    if (clamped) {
+      t += fmt::format("{}{} at or below the log-axis minimum drawn on its edge", t.empty() ? "" : "; ", clamped);
+    }
+    o += fmt::format(R"(<text x="{:.1f}" y="{:.1f}" fill="#a00">{}</text>)", left, top + ph + 48 + 16.0 * rows,
+                     xml_escape(t));
   }
   o += "</svg>";
   return o;

@@ -62,8 +62,8 @@ Arena::~Arena() {
   if (base_) munmap(base_, capacity_);
 }
 
-void* Arena::allocate(std::size_t bytes) {
-  const std::size_t start = (used_ + 63) & ~std::size_t{63};
+void* Arena::allocate(std::size_t bytes, std::size_t align) {
+  const std::size_t start = (used_ + align - 1) & ~(align - 1);
   if (bytes > capacity_ || start > capacity_ - bytes) {
     throw std::length_error("call arena exhausted (" + std::to_string(bytes) + " bytes requested)");
   }
@@ -71,8 +71,8 @@ void* Arena::allocate(std::size_t bytes) {
   return base_ + start;
 }
 
-GuardedOutput Arena::output(std::size_t n, std::uint32_t fill_bits) {
-  auto* p = static_cast<float*>(allocate((n + 2 * kGuardFloats) * sizeof(float)));
+GuardedOutput Arena::output(std::size_t n, std::uint32_t fill_bits, std::size_t align) {
+  auto* p = static_cast<float*>(allocate((n + 2 * kGuardFloats) * sizeof(float), align));
   const float canary = bits_float(kCanaryBits);
   const float fill = bits_float(fill_bits);
   for (std::size_t i = 0; i < kGuardFloats; ++i) p[i] = canary;
@@ -81,8 +81,8 @@ GuardedOutput Arena::output(std::size_t n, std::uint32_t fill_bits) {
   return GuardedOutput{p + kGuardFloats, n};
 }
 
-GuardedOutput Arena::output_from(std::span<const float> init) {
-  GuardedOutput out = output(init.size(), kPoisonBits);
+GuardedOutput Arena::output_from(std::span<const float> init, std::size_t align) {
+  GuardedOutput out = output(init.size(), kPoisonBits, align);
   if (!init.empty()) std::memcpy(out.data, init.data(), init.size_bytes());
   return out;
 }

@@ -48,11 +48,12 @@ class Arena {
   void reset() { used_ = 0; }
   std::size_t capacity() const { return capacity_; }
 
-  // Raw, 64-byte aligned storage. Throws std::length_error when the arena is full.
-  void* allocate(std::size_t bytes);
+  // Raw storage, `align`-byte aligned (a power of two; 64 by default, 4 packs a float buffer
+  // right after the previous one). Throws std::length_error when the arena is full.
+  void* allocate(std::size_t bytes, std::size_t align = 64);
   template <class T>
-  T* copy(std::span<const T> v) {
-    T* p = static_cast<T*>(allocate(v.size_bytes() == 0 ? sizeof(T) : v.size_bytes()));
+  T* copy(std::span<const T> v, std::size_t align = 64) {
+    T* p = static_cast<T*>(allocate(v.size_bytes() == 0 ? sizeof(T) : v.size_bytes(), align));
     for (std::size_t i = 0; i < v.size(); ++i) p[i] = v[i];
     return p;
   }
@@ -63,9 +64,9 @@ class Arena {
     return p;
   }
   // An output of n floats, each set to `fill_bits`, between canary guards.
-  GuardedOutput output(std::size_t n, std::uint32_t fill_bits);
+  GuardedOutput output(std::size_t n, std::uint32_t fill_bits, std::size_t align = 64);
   // An output initialised from `init` (ALiBi adds in place into its scores).
-  GuardedOutput output_from(std::span<const float> init);
+  GuardedOutput output_from(std::span<const float> init, std::size_t align = 64);
 
  private:
   unsigned char* base_ = nullptr;

@@ -20,7 +20,14 @@ struct CaseCommon {
   std::int64_t shift = 0;   // common position shift used by the relative-property checks
   std::string null_field;   // rejection cases: the array argument passed as NULL ("" = none)
   std::string note;         // how the generator built it (e.g. "inv_freq: llama3 factor 8")
+  // Where the output sits in the call arena (verify/run.cpp): bit 0 set = below the inputs
+  // (allocated first), else above them; bit 1 set = adjacent (no alignment gap between x, or
+  // the last input, and the output's guard zone).
+  std::int32_t placement = 0;
 };
+
+// "output placed below its input, adjacent" etc., for counterexample notes ("" for 0).
+std::string placement_note(std::int32_t placement);
 
 struct RopeCase : CaseCommon {
   std::int64_t n_tokens = 0, n_heads = 1, head_dim = 2, rotary_dim = 2;

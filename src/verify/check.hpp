@@ -64,7 +64,8 @@ struct CorpusEntry;  // verify/corpus.hpp
 struct AnyCheck {
   std::string name, clause, description;
   Fn fn;
-  std::function<report::CheckResult(Ctx&, double deadline_s)> run;
+  std::function<report::CheckResult(Ctx&)> run;  // the run's time cap is the Executor's
+  std::function<std::int64_t(const VerifyOptions&)> planned;  // generated cases the options plan
   // Evaluates one stored corpus case (verify/corpus_replay.hpp); nullopt when it passes.
   std::function<std::optional<Failure>(Ctx&, const CorpusEntry&)> replay;
   bool strict_only = false;  // tier B rejection requirement: runs under --strict only
@@ -97,5 +98,11 @@ void add_sinusoidal_checks(std::vector<AnyCheck>& out);
 void add_learned_checks(std::vector<AnyCheck>& out);
 
 double now_seconds();  // monotonic clock
+
+// The error in float32 ULPs of the larger of |exact| and `scale`, the magnitude the result is
+// formed from (RoPE |xa| + |xb|, sinusoidal 1, ALiBi |bias|, |score|): the yardstick of the
+// "max ULP" statistic, which an output near zero by cancellation would otherwise inflate
+// (3e8 "ULPs" for an error at the inputs' rounding level). Not a pass criterion.
+double scale_ulps(double actual, double exact, double scale);
 
 }  // namespace pecheck::verifier

@@ -22,9 +22,10 @@ inline bool same_failure_class(const std::string& a, const std::string& b) {
 
 // Greedy shrinking: take the first candidate that fails the same way (same clause, same
 // failure class), start over; stop when no candidate fails, after `max_evals` evaluations or
-// at `deadline` (monotonic seconds).
+// at the run's time cap (then *cut is set: a cap never extends a run, README "What the seed
+// controls"). A candidate whose call the cap stopped (kind "cut") is not taken.
 template <class Case>
-std::int64_t shrink(Ctx& ctx, const CheckDef<Case>& def, Case& best, Failure& fail, double deadline) {
+std::int64_t shrink(Ctx& ctx, const CheckDef<Case>& def, Case& best, Failure& fail, bool* cut) {
   constexpr std::int64_t kMaxEvals = 2000;
   std::int64_t evals = 0, steps = 0;
   const bool was = ctx.record;
@@ -32,7 +33,11 @@ std::int64_t shrink(Ctx& ctx, const CheckDef<Case>& def, Case& best, Failure& fa
   for (bool improved = true; improved;) {
     improved = false;
     for (auto& cand : shrink_candidates(best)) {
-      if (evals >= kMaxEvals || now_seconds() > deadline) break;
+      if (evals >= kMaxEvals) break;
+      if (ctx.ex.past_cap()) {
+        *cut = true;
+        break;
+      }
       ++evals;
       auto g = def.evaluate(ctx, cand);
       if (g && same_failure_class(g->kind, fail.kind) && g->clause == fail.clause) {
@@ -48,7 +53,10 @@ std::int64_t shrink(Ctx& ctx, const CheckDef<Case>& def, Case& best, Failure& fa
   return steps;
 }
 
-inline constexpr std::int64_t kMinCasesPerCheck = 8;
+inline std::string cut_reason(std::int64_t ran, std::int64_t planned) {
+  return "the run's time cap was reached after " + std::to_string(ran) + " of " + std::to_string(planned) +
+         " cases (raise --budget-seconds, or 0 for none)";
+}
 
 inline std::string reproduce_line(const VerifyOptions& o, const std::string& check) {
   std::string s = "pecheck verify --kernel " + (o.kernel_label.empty() ? std::string("LIB.so") : o.kernel_label);
@@ -67,8 +75,16 @@ inline std::string reproduce_line(const VerifyOptions& o, const std::string& che
 
 template <class Case>
 AnyCheck make_check(CheckDef<Case> def) {
-  AnyCheck a{def.name, def.clause, def.description, def.fn, {}, {}, false};
-  a.run = [def](Ctx& ctx, double deadline) {
+  AnyCheck a{def.name, def.clause, def.description, def.fn, {}, {}, {}, false};
+  a.planned = [cases = def.cases](const VerifyOptions& o) {
+    const std::int64_t n = std::max<std::int64_t>(1, std::llround(static_cast<double>(cases) * o.case_scale));
+    const std::int64_t shards = std::max<std::int64_t>(1, o.shard_count);
+    if (o.only_case >= 0) return static_cast<std::int64_t>(o.only_case < n && o.only_case % shards == o.shard_index);
+    std::int64_t planned = 0;
+    for (std::int64_t i = 0; i < n; ++i) planned += (i % shards == o.shard_index);
+    return planned;
+  };
+  a.run = [def, plan = a.planned](Ctx& ctx) {
     const VerifyOptions& o = ctx.opt;
     report::CheckResult res;
     res.name = def.name;
@@ -81,22 +97,21 @@ AnyCheck make_check(CheckDef<Case> def) {
     if (ctx.domain) gp.max_position = max_position_for(*ctx.domain, res.scheme, o.max_position);
     const std::int64_t n = std::max<std::int64_t>(1, std::llround(static_cast<double>(def.cases) * o.case_scale));
     const std::int64_t shards = std::max<std::int64_t>(1, o.shard_count);
-    std::int64_t planned = 0;
-    for (std::int64_t i = 0; i < n; ++i) planned += (i % shards == o.shard_index);
+    const std::int64_t planned = plan(o);
+    res.planned = planned;
     res.status = report::CheckStatus::Pass;
+    // The number of cases is a function of the seed and the options alone; the run's time cap
+    // can only cut the check short, and a check cut short is incomplete, never a pass.
     for (std::int64_t i = 0; i < n; ++i) {
       if (i % shards != o.shard_index) continue;
       if (o.only_case >= 0 && i != o.only_case) continue;
-      // The budget never cuts a check below its first kMinCasesPerCheck cases: on a loaded CI
-      // runner a correct kernel must still pass, not time out (README "CI gate", flakiness).
-      if (deadline > 0 && res.cases >= detail::kMinCasesPerCheck && now_seconds() > deadline) {
-        if (res.cases == 0) {
-          res.status = report::CheckStatus::Timeout;
-          res.reason = "the time budget was spent before the first case";
-        } else {
-          res.reason = "time budget reached after " + std::to_string(res.cases) + " of " +
-                       std::to_string(planned) + " cases";
+      if (ctx.ex.past_cap()) {
+        if (res.counterexample) {  // a failure stands; only the grading after it was cut
+          res.counterexample->notes.push_back("the run's time cap stopped the grading cases after this failure");
+          break;
         }
+        res.status = report::CheckStatus::Incomplete;
+        res.reason = detail::cut_reason(res.cases, planned);
         break;
       }
       Rng r = Rng::for_case(o.seed, def.name, static_cast<std::uint64_t>(i));
@@ -104,12 +119,17 @@ AnyCheck make_check(CheckDef<Case> def) {
       if (def.valid_cases && ctx.domain) constrain(*ctx.domain, c, r);
       ctx.case_index = i;
       auto f = def.evaluate(ctx, c);
+      if (f && f->kind == "cut") {  // the cap stopped a call of this case: it did not run
+        if (res.counterexample) break;  // a failure stands; the grading after it was cut
+        res.status = report::CheckStatus::Incomplete;
+        res.reason = detail::cut_reason(res.cases, planned);
+        break;
+      }
       ++res.cases;
       if (!f || res.counterexample) continue;  // after a failure: grading cases only (below)
       report::Counterexample cx;
-      // Shrinking may overrun the run's budget by a bounded amount: a minimal counterexample is
-      // worth more than a punctual exit.
-      cx.shrink_steps = detail::shrink(ctx, def, c, *f, now_seconds() + 20.0);
+      bool cut = false;
+      cx.shrink_steps = detail::shrink(ctx, def, c, *f, &cut);
       cx.clause = f->clause;
       cx.kind = f->kind;
       cx.message = f->message;
@@ -119,8 +139,10 @@ AnyCheck make_check(CheckDef<Case> def) {
       cx.return_code = f->return_code;
       cx.signal = f->signal;
       cx.notes = f->notes;
+      if (const std::string pn = placement_note(c.placement); !pn.empty()) cx.notes.push_back(pn);
       cx.notes.push_back("found at case " + std::to_string(i) + " of seed " + std::to_string(o.seed) + ", shrunk in " +
-                         std::to_string(cx.shrink_steps) + " steps");
+                         std::to_string(cx.shrink_steps) + " steps" +
+                         (cut ? " (shrinking stopped at the run's time cap: a smaller case may fail too)" : ""));
       cx.reproduce = detail::reproduce_line(o, def.name);
       const bool wrong_value = detail::same_failure_class(f->kind, "mismatch");
       res.counterexample = std::move(cx);

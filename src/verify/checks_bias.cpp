@@ -64,6 +64,45 @@ RowWorst compare_rows(const std::vector<double>& ref, const std::vector<float>& 
   return w;
 }
 
+// PREC-SOFTMAX-1 (spec/contracts.md): what a softmax row sees are the differences of its
+// logits. Within each row (h, q) the reference element j0 is the largest exact logit (the one
+// that dominates the softmax); every unmasked element j must satisfy
+//   |(A_j - A_j0) - (L_j - L_j0)| <= beta_j + beta_j0 + kSoftmaxTau,
+// with L the exact logits (`exact`), A what is compared (`actual`: the kernel's output, or for
+// the shift check its shifted output against `base`, its unshifted one), and beta the float32
+// budget of one element computed from the EXACT bias magnitude |slope (q - k)| — never from
+// the kernel's own output, so a kernel that writes huge row constants (BLOOM's slope k_pos)
+// gets no larger tolerance for the offsets those constants drown.
+constexpr double kSoftmaxTau = 0x1p-10;  // absolute, in logits: each probability within ~0.1%
+
+template <class Beta>
+RowWorst compare_row_differences(const std::vector<double>& exact, const std::vector<double>& base,
+                                 const std::vector<float>& actual, std::int64_t rows, std::int64_t n_k, Beta beta) {
+  RowWorst w;
+  for (std::int64_t r = 0; r < rows; ++r) {
+    std::int64_t j0 = -1;
+    for (std::int64_t j = 0; j < n_k; ++j) {
+      const std::size_t i = static_cast<std::size_t>(r * n_k + j);
+      if (!std::isinf(exact[i]) && (j0 < 0 || exact[i] > exact[static_cast<std::size_t>(r * n_k + j0)])) j0 = j;
+    }
+    const std::size_t i0 = static_cast<std::size_t>(r * n_k + std::max<std::int64_t>(j0, 0));
+    const double c = j0 < 0 ? 0.0 : static_cast<double>(actual[i0]) - base[i0];  // the row constant seen at j0
+    for (std::int64_t j = 0; j < n_k; ++j) {
+      const std::size_t i = static_cast<std::size_t>(r * n_k + j);
+      double units;
+      if (std::isinf(exact[i]) && exact[i] < 0) {
+        units = (std::isinf(actual[i]) && actual[i] < 0) ? 0 : INFINITY;
+      } else {
+        const double e = std::fabs(static_cast<double>(actual[i]) - base[i] - c);
+        const double b = beta(i) + beta(i0) + kSoftmaxTau;
+        units = e == 0 ? 0 : !std::isnan(e) ? e / b : INFINITY;
+      }
+      if (units > w.units || (w.index < 0 && units > 1)) w = {static_cast<std::int64_t>(i), units, c};
+    }
+  }
+  return w;
+}
+
 pec_alibi_args alibi_args(const AlibiCase& c, const std::vector<std::int64_t>& q, const std::vector<std::int64_t>& k) {
   return pec_alibi_args{c.n_heads, c.n_q, c.n_k, c.mode, q.data(), k.data()};
 }
@@ -88,7 +127,14 @@ std::optional<Failure> eval_alibi_oracle(Ctx& ctx, const AlibiCase& c) {
     return row.bound({m, 0.0, k}) + half_ulp(std::max(std::fabs(ref[i]), std::fabs(static_cast<double>(r.out[i]))));
   };
   const auto bound = [&](std::size_t i) { return bound_of(b, i); };
-  const RowWorst w = compare_rows(ref, r.out, c.n_heads * c.n_q, c.n_k, ctx.softmax(), bound);
+  // The softmax contract's element budget: the exact bias and logit magnitudes only (the
+  // class's row, k = the head's slope power).
+  const auto beta = [&](std::size_t i) {
+    const double k = alibi_slope_power(static_cast<std::int64_t>(i) / per_head, c.n_heads);
+    return b.bound({std::fabs(bias[i]), 0.0, k}) + half_ulp(std::fabs(ref[i]));
+  };
+  const RowWorst w = ctx.softmax() ? compare_row_differences(ref, ref, r.out, c.n_heads * c.n_q, c.n_k, beta)
+                                   : compare_rows(ref, r.out, c.n_heads * c.n_q, c.n_k, false, bound);
   std::vector<double> units(acc.size());
   for (std::size_t i = 0; i < n; ++i) {
     if (ctx.record && !std::isinf(ref[i])) {
@@ -98,7 +144,8 @@ std::optional<Failure> eval_alibi_oracle(Ctx& ctx, const AlibiCase& c) {
         units[k] = std::isnan(e) ? INFINITY : e == 0 ? 0 : bk > 0 ? e / bk : INFINITY;
       }
       const std::int64_t qp = c.q_pos[(i / c.n_k) % c.n_q];
-      const double ulps = e / oracle::ulp_of(ref[i], Format::F32);
+      const double scale = std::max(std::fabs(bias[i]), std::fabs(static_cast<double>(c.scores[i])));
+      const double ulps = scale_ulps(r.out[i], ref[i], scale);
       ctx.observe(qp, ulps, units[acc.chosen_index()]);
       ctx.acc.observe(qp, ulps, units);
     }
@@ -129,7 +176,17 @@ std::optional<Failure> eval_alibi_oracle(Ctx& ctx, const AlibiCase& c) {
   f.message = std::string("scores + bias differ from the exact ALiBi result by ") + report::format_real(w.units) +
               " times the float32 budget of class '" + b.variant + "' (" + b.clause + ")" +
               (std::isinf(ref[w.index]) ? "; the element should be masked to -inf" : "");
-  if (ctx.softmax()) f.notes.push_back("--contract softmax: a constant per (head, query) row is allowed");
+  if (ctx.softmax() && !std::isinf(ref[w.index])) {
+    f.message = "the logit differences within row (head " + std::to_string(w.index / (c.n_q * c.n_k)) + ", q_pos " +
+                std::to_string(c.q_pos[(static_cast<std::size_t>(w.index) / c.n_k) % c.n_q]) + ") differ from the exact ones by " +
+                report::format_real(w.units) + " times the softmax contract (PREC-SOFTMAX-1) at k_pos " +
+                std::to_string(c.k_pos[static_cast<std::size_t>(w.index) % c.n_k]);
+  }
+  if (ctx.softmax()) {
+    f.notes.push_back("--contract softmax (PREC-SOFTMAX-1): the differences within a (head, query) row are compared; "
+                      "expected includes the row constant the kernel wrote at the row's largest logit (" +
+                      report::format_real(w.offset) + ")");
+  }
   f.notes.push_back("expected includes the initial score; the bias alone is " + report::format_real(
                                                                                    ref[w.index] - c.scores[w.index]));
   return f;
@@ -177,20 +234,38 @@ std::optional<Failure> eval_alibi_shift(Ctx& ctx, const AlibiCase& c) {
     const double k = alibi_slope_power(static_cast<std::int64_t>(i) / per_head, c.n_heads);
     return 2 * b.bound({m, 0.0, k}) + (ctx.softmax() ? 2 * half_ulp(m) : 0.0);
   };
-  const RowWorst w = compare_rows(ref, s.out, c.n_heads * c.n_q, c.n_k, ctx.softmax(), bound);
+  RowWorst w;
+  if (ctx.softmax()) {  // PREC-SOFTMAX-1 for both calls: twice the element budget and tau
+    const std::vector<double> base(a.out.begin(), a.out.end());
+    const auto beta = [&](std::size_t i) { return 2 * (b.bound({std::fabs(bias[i])}) + half_ulp(std::fabs(bias[i]))); };
+    w = compare_row_differences(bias, base, s.out, c.n_heads * c.n_q, c.n_k,
+                                [&](std::size_t i) { return beta(i) + kSoftmaxTau / 2; });
+  } else {
+    w = compare_rows(ref, s.out, c.n_heads * c.n_q, c.n_k, false, bound);
+  }
   if (ctx.record) ctx.elements += static_cast<std::int64_t>(n);
   if (!(w.units > 1)) return std::nullopt;
   Failure f;
   f.clause = "ABI-ALIBI-3";
   f.kind = "property";
   f.worst = locate(c, w.index);
-  f.worst->expected = a.out[w.index];
+  // With the softmax contract, expected carries the row constant the shifted call wrote at the
+  // row's largest logit, so expected and actual differ by exactly what is wrong.
+  f.worst->expected = static_cast<float>(a.out[w.index] + w.offset);
   f.worst->actual = s.out[w.index];
-  f.worst->abs_error = std::fabs(f.worst->actual - f.worst->expected - w.offset);
+  f.worst->abs_error = std::fabs(static_cast<double>(s.out[w.index]) - a.out[w.index] - w.offset);
+  if (std::isinf(bias[w.index])) {  // a masked element: what is due is -inf, whatever the first call wrote
+    f.worst->expected = -INFINITY;
+    f.worst->abs_error = INFINITY;
+    f.notes.push_back("the element is masked (k_pos > q_pos, causal): it must be -inf in both calls, not " +
+                      report::format_real(f.worst->actual));
+  }
+  f.worst->ulps = std::isinf(f.worst->expected) ? INFINITY : f.worst->abs_error / oracle::ulp_of(f.worst->expected, Format::F32);
   f.worst->contract_units = w.units;
   f.message = "the bias changed under a common shift of " + std::to_string(c.shift) + " positions by " +
-              report::format_real(w.units) + " times the float32 ALiBi budget" +
-              (ctx.softmax() ? " (beyond a per-row constant)" : "");
+              report::format_real(w.units) +
+              (ctx.softmax() ? " times the softmax contract (PREC-SOFTMAX-1: differences within a row)"
+                             : " times the float32 ALiBi budget");
   f.notes.push_back("expected = bias at the original positions, actual = bias after the shift (zero input scores)");
   if (!ctx.softmax()) f.notes.push_back("BLOOM-style key-only biases pass with --contract softmax");
   return f;
@@ -266,6 +341,7 @@ std::optional<Failure> eval_t5_shift(Ctx& ctx, const T5Case& c) {
       f.worst->expected = a.out[i];
       f.worst->actual = s.out[i];
       f.worst->abs_error = std::fabs(static_cast<double>(s.out[i]) - a.out[i]);
+      f.worst->ulps = f.worst->abs_error / oracle::ulp_of(a.out[i], Format::F32);
       f.message = "the bias changed under a common shift of " + std::to_string(c.shift) + " positions";
       f.notes.push_back("expected = bias at the original positions, actual = bias after the shift");
       return f;

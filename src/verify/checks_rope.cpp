@@ -71,9 +71,10 @@ std::optional<Failure> eval_oracle(Ctx& ctx, const RopeCase& c) {
           const double err = std::fabs(actual - ex);
           for (std::size_t k = 0; k < acc.size(); ++k) units[k] = acc.row(k).units(err, in);
           const double ulps = oracle::ulp_error(actual, ex, 0.0, Format::F32);
-          ctx.observe(static_cast<std::int64_t>(pos), ulps, units[acc.chosen_index()]);
+          const double sulps = scale_ulps(actual, ex, in.magnitude);  // the inputs' scale
+          ctx.observe(static_cast<std::int64_t>(pos), sulps, units[acc.chosen_index()]);
           if (ctx.record) {
-            ctx.acc.observe(static_cast<std::int64_t>(pos), ulps, units);
+            ctx.acc.observe(static_cast<std::int64_t>(pos), sulps, units);
             // The fastest pair's error as a position error: |dy| / M radians over the angular
             // step s f_0 (rad per position); >= 0.5 means p and p + 1 blur.
             const double step = c.position_scale * f[0];

@@ -38,8 +38,9 @@ std::optional<Failure> eval_sin_oracle(Ctx& ctx, const SinusoidalCase& c) {
       for (std::size_t k = 0; k < acc.size(); ++k) units[k] = acc.row(k).units(err, in);
       const double u = units[acc.chosen_index()];
       const double ulps = oracle::ulp_error(r.out[idx], exact[idx], 0.0, Format::F32);
-      ctx.observe(c.positions[static_cast<std::size_t>(t)], ulps, u);
-      if (ctx.record) ctx.acc.observe(c.positions[static_cast<std::size_t>(t)], ulps, units);
+      const double sulps = scale_ulps(r.out[idx], exact[idx], 1.0);
+      ctx.observe(c.positions[static_cast<std::size_t>(t)], sulps, u);
+      if (ctx.record) ctx.acc.observe(c.positions[static_cast<std::size_t>(t)], sulps, units);
       if (u > worst_units || (std::isnan(u) && worst < 0)) worst_units = u, worst_ulps = ulps, worst = static_cast<std::int64_t>(idx);
     }
   }

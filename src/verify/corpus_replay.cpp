@@ -12,8 +12,11 @@ namespace {
 std::string origin_of(const CorpusEntry& e) {
   std::string s = "first found";
   if (e.case_index >= 0) s += " by --seed " + std::to_string(e.seed) + " case " + std::to_string(e.case_index);
-  if (!e.kernel.empty()) s += " on " + e.kernel;
-  if (!e.kernel_id.empty()) s += " (" + e.kernel_id + ")";
+  // "-" is how a corpus file says "not recorded": say nothing rather than "on - (-)".
+  const auto known = [](const std::string& v) { return !v.empty() && v != "-"; };
+  if (known(e.kernel)) s += " on " + e.kernel;
+  if (known(e.kernel_id)) s += " (" + e.kernel_id + ")";
+  if (s == "first found") s += " (no provenance recorded in the file)";
   return s;
 }
 
@@ -52,7 +55,7 @@ CorpusReplay::CorpusReplay(const VerifyOptions& o) : o_(o) {
   }
 }
 
-report::CheckResult CorpusReplay::run(const AnyCheck& c, Ctx& ctx, double deadline) {
+report::CheckResult CorpusReplay::run(const AnyCheck& c, Ctx& ctx) {
   auto it = by_check_.find(c.name);
   if (it != by_check_.end() && c.replay) {
     const double t0 = now_seconds();
@@ -62,6 +65,18 @@ report::CheckResult CorpusReplay::run(const AnyCheck& c, Ctx& ctx, double deadli
       ctx.record = false;
       std::optional<Failure> f = c.replay(ctx, e);
       ctx.record = was;
+      if (f && f->kind == "cut") {  // the run's time cap stopped the replay: not a finding
+        report::CheckResult r;
+        r.name = c.name, r.scheme = std::string(scheme(c.fn)), r.function = std::string(symbol(c.fn));
+        r.clause = c.clause, r.description = c.description;
+        r.status = report::CheckStatus::Incomplete;
+        r.planned = c.planned ? c.planned(o_) : 0;
+        r.reason = "the run's time cap was reached after 0 of " + std::to_string(r.planned) +
+                   " cases, while stored cases were replayed (" + std::to_string(replayed) + " of " +
+                   std::to_string(it->second.size()) + ")";
+        r.seconds = now_seconds() - t0;
+        return r;
+      }
       ++replayed, ++replayed_;
       if (!f) {
         // A shipped regression that passes is just a passing directed vector; a user's stored
@@ -101,7 +116,7 @@ report::CheckResult CorpusReplay::run(const AnyCheck& c, Ctx& ctx, double deadli
       return r;
     }
   }
-  report::CheckResult r = c.run(ctx, deadline);
+  report::CheckResult r = c.run(ctx);
   if (r.status == report::CheckStatus::Fail && r.counterexample && !o_.corpus_dir.empty()) {
     report::RunOptions ro;
     ro.seed = o_.seed;

@@ -21,7 +21,7 @@ class CorpusReplay {
   // Loads the entries (throws UsageError on a malformed file).
   explicit CorpusReplay(const VerifyOptions& o);
 
-  report::CheckResult run(const AnyCheck& c, Ctx& ctx, double deadline);
+  report::CheckResult run(const AnyCheck& c, Ctx& ctx);
 
   // Run-level notes: what was replayed, what failed again, what is fixed, what was stored.
   void finish(report::VerifyResult& res) const;

@@ -1,9 +1,12 @@
-// The verification run: the check catalogue in order, the time budget, one fresh worker per
-// check, and the result structure shared by the CLI, the C++ API and the reports.
+// The verification run: the check catalogue in order, the time cap, one fresh worker per
+// check (forked from the fork server, worker.hpp), hangs and crashes found once and reused,
+// and the result structure shared by the CLI, the C++ API and the reports.
 #include <algorithm>
+#include <map>
 
 #include "core/error.hpp"
 #include "verify/check.hpp"
+#include "verify/corpus.hpp"
 #include "verify/corpus_replay.hpp"
 #include "verify/verify.hpp"
 
@@ -65,7 +68,65 @@ void validate(const VerifyOptions& o) {
   }
 }
 
-VerifyResult run(Executor& ex, const LibraryInfo& info, const VerifyOptions& o) {
+report::CheckResult blank(const AnyCheck& c) {
+  report::CheckResult r;
+  r.name = c.name, r.scheme = scheme(c.fn), r.function = symbol(c.fn), r.clause = c.clause;
+  r.description = c.description;
+  return r;
+}
+
+// A hang or crash that a check found on a valid call, kept for the later checks of the same
+// function: a hang is not searched for again through call timeouts (those checks are not run
+// and say why), a crash is replayed first in each later check's form.
+struct KnownBad {
+  std::string check;
+  report::Counterexample cx;
+  CorpusEntry entry;
+  bool hang = false;
+};
+
+bool is_call_failure(const std::string& kind) { return kind == "hang" || kind == "crash" || kind == "exit"; }
+
+std::optional<report::CheckResult> reuse_known(const AnyCheck& c, Ctx& ctx, const KnownBad& k) {
+  report::CheckResult r = blank(c);
+  if (c.planned) r.planned = c.planned(ctx.opt);
+  const std::string sym(symbol(c.fn));
+  if (k.hang) {
+    r.status = report::CheckStatus::Unknown;
+    r.reason = "not run: " + sym + " hangs on the valid call that " + k.check + " found and reports; its other " +
+               "checks would only meet the hang again, one call timeout each";
+    return r;
+  }
+  // A .shift check's case carries more than another check's (RoPE keys, the shift): replaying
+  // a case stored by another check there would feed the kernel inputs the case does not have.
+  if (!c.replay || (c.name.ends_with(".shift") && !k.check.ends_with(".shift"))) return std::nullopt;
+  const bool was = ctx.record;
+  ctx.record = false;
+  std::optional<Failure> f;
+  try {
+    f = c.replay(ctx, k.entry);
+  } catch (const std::exception&) {  // the case does not fit this check: search as usual
+    f.reset();
+  }
+  ctx.record = was;
+  if (!f || !is_call_failure(f->kind)) return std::nullopt;  // not in this check's form: search as usual
+  r.status = report::CheckStatus::Fail;
+  r.cases = 1;
+  r.reason = "the " + k.cx.kind + " that " + k.check + " found recurs in this check; random search skipped";
+  report::Counterexample cx = k.cx;
+  cx.clause = f->clause;
+  cx.kind = f->kind;
+  cx.message = f->message;
+  cx.signal = f->signal;
+  cx.notes.push_back("the case " + k.check + " found and shrank, replayed in this check's form");
+  // The run in which this check replays that case: both checks, before any trailing comment.
+  const auto comment = cx.reproduce.find("  #");
+  cx.reproduce.insert(comment == std::string::npos ? cx.reproduce.size() : comment, " --only " + c.name);
+  r.counterexample = std::move(cx);
+  return r;
+}
+
+VerifyResult run(Executor& ex, const LibraryInfo& info, const VerifyOptions& o, double t0) {
   VerifyResult res;
   res.tool_version = PECHECK_VERSION;
   res.kernel = o.kernel_label.empty() ? "<in-process>" : o.kernel_label;
@@ -89,43 +150,52 @@ VerifyResult run(Executor& ex, const LibraryInfo& info, const VerifyOptions& o) 
     res.options.extra.emplace_back("domain", domain.text);
     for (const auto& u : untested(domain)) res.notes.push_back("declared domain: " + u);
   }
-  const double t0 = now_seconds();
-  const double deadline = o.budget_seconds > 0 ? t0 + o.budget_seconds : 0;
+  // The cap counts the whole run from verify_library's entry, the library's start-up included.
+  ex.set_cap(o.budget_seconds > 0 ? t0 + o.budget_seconds : 0);
   const auto checks = catalogue();
+  std::map<Fn, KnownBad> known;
   CorpusReplay corpus(o);
   std::size_t total = 0, done = 0;
   for (const auto& c : checks) total += selected(o, c) && (o.strict || !c.strict_only);
   for (const auto& c : checks) {
-    report::CheckResult r;
+    report::CheckResult r = blank(c);
     if (!(info.mask & (1u << static_cast<int>(c.fn)))) {
-      r.name = c.name, r.scheme = scheme(c.fn), r.function = symbol(c.fn), r.clause = c.clause;
-      r.description = c.description;
       r.status = report::CheckStatus::Skipped;
       r.reason = std::string(symbol(c.fn)) + " is not exported";
     } else if (!selected(o, c)) {
-      r.name = c.name, r.scheme = scheme(c.fn), r.function = symbol(c.fn), r.clause = c.clause;
-      r.description = c.description;
       r.status = report::CheckStatus::Skipped;
       r.reason = "not selected by --only";
     } else if (domain.rope_full_rotary && c.name == "rope.passthrough") {
-      r.name = c.name, r.scheme = scheme(c.fn), r.function = symbol(c.fn), r.clause = c.clause;
-      r.description = c.description;
       r.status = report::CheckStatus::Skipped;
       r.reason = "the declared domain (rope.rotary_dim=full) has no pass-through lanes";
     } else if (c.strict_only && !o.strict) {
-      r.name = c.name, r.scheme = scheme(c.fn), r.function = symbol(c.fn), r.clause = c.clause;
-      r.description = c.description;
       r.status = report::CheckStatus::Skipped;
       r.reason = "argument hygiene (tier B, spec/abi.md ABI-GEN-8): run with --strict";
     } else {
       Ctx ctx{ex, o, true, 0, -1, {}, {}, {}, 0, domain.declared ? &domain : nullptr};
       try {
-        r = corpus.run(c, ctx, deadline);
+        std::optional<report::CheckResult> reused;
+        // .reject calls are invalid ones: a hang or crash on a valid call says nothing about them.
+        const bool rejection = c.name.find(".reject.") != std::string::npos;
+        if (auto k = known.find(c.fn); k != known.end() && !rejection) {
+          reused = reuse_known(c, ctx, k->second);
+        }
+        r = reused ? std::move(*reused) : corpus.run(c, ctx);
+        if (r.status == report::CheckStatus::Fail && r.counterexample && is_call_failure(r.counterexample->kind) &&
+            !rejection && !known.count(c.fn)) {
+          report::RunOptions ro;
+          ro.seed = o.seed, ro.contract = o.contract, ro.max_position = o.max_position;
+          KnownBad k{c.name, *r.counterexample, corpus_entry_from(r, ro, o.kernel_label, ""),
+                     r.counterexample->kind == "hang"};
+          std::erase_if(k.entry.args, [](const report::Arg& a) { return a.name == "corpus_file"; });
+          known.emplace(c.fn, std::move(k));
+          res.notes.push_back(std::string(symbol(c.fn)) + ": the " + r.counterexample->kind + " found by " + c.name +
+                              " is reused by its later checks");
+        }
       } catch (const IoError&) {
         throw;  // the corpus could not be written: exit 3, like a report
       } catch (const std::exception& e) {
-        r.name = c.name, r.scheme = scheme(c.fn), r.function = symbol(c.fn), r.clause = c.clause;
-        r.description = c.description;
+        r = blank(c);
         r.status = report::CheckStatus::Error;
         r.reason = e.what();
       }
@@ -140,6 +210,7 @@ VerifyResult run(Executor& ex, const LibraryInfo& info, const VerifyOptions& o) 
   }
   corpus.finish(res);
   res.seconds = now_seconds() - t0;
+  if (ex.loads() > 0) res.notes.push_back("kernel library loaded " + std::to_string(ex.loads()) + " time(s) in this run");
   return res;
 }
 
@@ -147,6 +218,9 @@ ExecutorConfig config(const VerifyOptions& o) {
   ExecutorConfig cfg;
   cfg.fork = o.isolate;
   cfg.call_timeout_s = o.call_timeout_seconds;
+  // Loading counts against the cap too: a library that cannot start within cap + one call
+  // timeout cannot be verified within it (README "Verifying a kernel", time cap).
+  if (o.budget_seconds > 0) cfg.load_timeout_s = std::min(cfg.load_timeout_s, o.budget_seconds + o.call_timeout_seconds);
   return cfg;
 }
 
@@ -159,6 +233,7 @@ std::vector<std::string> check_names() {
 }
 
 VerifyResult verify(const KernelTable& table, const VerifyOptions& options) {
+  const double t0 = now_seconds();
   validate(options);
   Executor ex(table, config(options));
   LibraryInfo info;
@@ -167,10 +242,11 @@ VerifyResult verify(const KernelTable& table, const VerifyOptions& options) {
     info.has_abi_version = true;
     info.abi_version = options.isolate ? ex.probe().abi_version : table.abi_version();
   }
-  return run(ex, info, options);
+  return run(ex, info, options, t0);
 }
 
 VerifyResult verify_library(const std::string& path, const VerifyOptions& options) {
+  const double t0 = now_seconds();
   validate(options);
   check_library_file(path);
   Executor ex(path, config(options));
@@ -184,7 +260,7 @@ VerifyResult verify_library(const std::string& path, const VerifyOptions& option
   }
   VerifyOptions o = options;
   if (o.kernel_label.empty()) o.kernel_label = path;
-  return run(ex, info, o);
+  return run(ex, info, o, t0);
 }
 
 }  // namespace pecheck

@@ -3,6 +3,19 @@
 // (packed) positions, positions near --max-position, position_scale != 1, inverse-frequency
 // tables from every scaling of spec/rope.md, head counts that are not powers of two, T5
 // distances around max_exact and beyond max_distance in both directions, both modes.
+//
+// Boundaries of the ABI's domain (spec/abi.md), each with a stated share of the cases of every
+// value check (README "Verifying a kernel", generators):
+//   RoPE head_dim odd (head_dim - rotary_dim odd)        25%  (of which head_dim = rotary_dim + 1: 40%)
+//   RoPE rotary_dim = 2                                  10%
+//   n_tokens / n_q / n_k = 0 and = 1                      5% each
+//   n_heads = 1; non-powers of two (3, 5, 6, 7, 9, ...)   18%; 53% of the drawn counts
+//   positions 0 and --max-position (2^31 - 1 at most)    10%: both put into the case
+//   theta_base 1 + 2^-20 .. 1 + 2^-10; 1e12              3%; 3%
+//   position_scale 1e-3 or 1e3                            4%
+//   T5 num_buckets 1024 (the limit) or 64 with max_distance 1000 or 2^31, offsets spread
+//   log-uniformly over [max_exact, max_distance]          30% of T5 cases
+//   output below / above its inputs, adjacent or not     25% each (bit 0, bit 1 of placement)
 #include <algorithm>
 #include <cmath>
 
@@ -83,13 +96,14 @@ std::vector<std::int64_t> gen_positions(Rng& r, std::int64_t n, std::int64_t max
 std::int64_t gen_count(Rng& r) {
   const int k = static_cast<int>(r.range(0, 19));
   if (k == 0) return 0;
+  if (k == 1) return 1;
   if (k <= 6) return r.range(1, 5);
   if (k <= 15) return r.range(6, 33);
   return r.range(34, 70);
 }
 
 std::int64_t gen_heads(Rng& r) {
-  static constexpr std::int64_t kHeads[] = {1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16, 20, 24, 32, 40};
+  static constexpr std::int64_t kHeads[] = {1, 1, 2, 3, 4, 5, 6, 7, 8, 9, 12, 16, 20, 24, 32, 40, 1};
   return r.pick(kHeads);
 }
 
@@ -127,6 +141,13 @@ void gen_inv_freq(Rng& r, RopeCase& c) {
   if (cfg.scaling.kind == RopeScaling::DynamicNtk) c.note += " seq_len " + std::to_string(seq);
 }
 
+// Puts position 0 and the largest position into a share of the cases (ABI boundaries).
+void gen_extreme_positions(Rng& r, std::vector<std::int64_t>& p, std::int64_t max_pos) {
+  if (p.empty() || !r.chance(10)) return;
+  p.front() = 0;
+  p.back() = max_pos;
+}
+
 }  // namespace
 
 RopeCase gen_rope(Rng& r, const GenParams& p) {
@@ -144,17 +165,25 @@ RopeCase gen_rope(Rng& r, const GenParams& p) {
   } else {
     c.rotary_dim = even_in(r, 2, c.head_dim);
   }
+  if (r.chance(10)) c.rotary_dim = 2;
+  if (r.chance(25)) {  // odd head_dim: pass-through lanes that do not come in pairs
+    c.head_dim = r.chance(40) ? c.rotary_dim + 1 : c.rotary_dim + 2 * r.range(0, 8) + 1;
+  }
   c.n_heads = gen_heads(r);
   c.n_tokens = gen_count(r);
   while (c.n_tokens * c.n_heads * c.head_dim > kMaxElements) {
     if (c.n_heads > 1) c.n_heads = (c.n_heads + 1) / 2; else c.n_tokens /= 2;
   }
   c.position_scale = r.chance(50) ? 1.0 : r.pick(kScales);
+  if (r.chance(4)) c.position_scale = r.chance(50) ? 1.0e-3 : 1.0e3;
   c.theta_base = r.chance(85) ? r.pick(kBases) : 1.0 + r.unit() * 1.0e6;
+  if (r.chance(6)) c.theta_base = r.chance(50) ? 1.0 + std::ldexp(1.0, -static_cast<int>(r.range(10, 20))) : 1.0e12;
   c.positions = gen_positions(r, c.n_tokens, p.max_position);
+  gen_extreme_positions(r, c.positions, p.max_position);
   if (r.chance(40)) gen_inv_freq(r, c);
   const std::int64_t n = c.n_tokens * c.n_heads * c.head_dim;
   c.x = gen_values(r, n);
+  c.placement = static_cast<std::int32_t>(r.range(0, 3));
   return c;
 }
 
@@ -162,8 +191,8 @@ AlibiCase gen_alibi(Rng& r, const GenParams& p) {
   AlibiCase c;
   c.n_heads = gen_heads(r);
   c.mode = r.chance(50) ? 0 : 1;
-  c.n_q = r.chance(5) ? 0 : r.range(1, 24);
-  c.n_k = r.chance(5) ? 0 : r.range(1, 40);
+  c.n_q = r.chance(5) ? 0 : r.chance(5) ? 1 : r.range(1, 24);
+  c.n_k = r.chance(5) ? 0 : r.chance(5) ? 1 : r.range(1, 40);
   while (c.n_heads * c.n_q * c.n_k > kMaxElementsPerElementOracle && c.n_heads > 1) c.n_heads = (c.n_heads + 1) / 2;
   while (c.n_heads * c.n_q * c.n_k > kMaxElementsPerElementOracle) c.n_k = (c.n_k + 1) / 2;
   if (r.chance(40)) {  // one sequence: keys 0..n_k-1 from a start, queries its last tokens
@@ -175,6 +204,7 @@ AlibiCase gen_alibi(Rng& r, const GenParams& p) {
   } else {
     c.q_pos = gen_positions(r, c.n_q, p.max_position);
     c.k_pos = gen_positions(r, c.n_k, p.max_position);
+    gen_extreme_positions(r, c.k_pos, p.max_position);
   }
   const std::int64_t n = c.n_heads * c.n_q * c.n_k;
   if (r.chance(30)) {
@@ -182,6 +212,7 @@ AlibiCase gen_alibi(Rng& r, const GenParams& p) {
   } else {
     c.scores = gen_values(r, n);
   }
+  c.placement = static_cast<std::int32_t>(r.range(0, 3));
   return c;
 }
 
@@ -197,28 +228,57 @@ T5Case gen_t5(Rng& r, const GenParams& p) {
   const std::int64_t max_exact = c.bidirectional ? c.num_buckets / 4 : c.num_buckets / 2;
   c.max_distance = r.chance(80) ? std::max(r.pick(kDistances), max_exact + 1)
                                 : r.range(max_exact + 1, 4 * max_exact + 4096);
-  c.n_q = r.chance(5) ? 0 : r.range(1, 20);
-  c.n_k = r.chance(5) ? 0 : r.range(1, 40);
+  // Many buckets with a large max_distance together: the log buckets are narrow there, and a
+  // slightly wrong scale moves many offsets across a boundary.
+  const bool wide = r.chance(30);
+  if (wide) {
+    static constexpr std::int64_t kWide[][2] = {{64, 1000}, {64, 1000}, {1024, 2147483648}, {1024, 100000},
+                                                {128, 1000000}, {32, 2147483648}};
+    const auto& w = kWide[r.range(0, 5)];
+    c.num_buckets = w[0];
+    c.max_distance = w[1];
+  }
+  const std::int64_t max_exact_w = c.bidirectional ? c.num_buckets / 4 : c.num_buckets / 2;
+  c.n_q = r.chance(5) ? 0 : r.chance(5) ? 1 : r.range(1, 20);
+  c.n_k = r.chance(5) ? 0 : r.chance(5) ? 1 : r.range(1, 40);
   while (c.n_heads * c.n_q * c.n_k > kMaxElements) c.n_heads = (c.n_heads + 1) / 2;
-  const int mode = static_cast<int>(r.range(0, 2));
+  const int mode = wide ? 3 : static_cast<int>(r.range(0, 2));
   if (mode == 0) {  // offsets at the bucket boundaries, both signs
     const std::int64_t anchors[] = {0, 1, max_exact - 1, max_exact, max_exact + 1, c.max_distance - 1,
                                     c.max_distance, c.max_distance + 1, 2 * c.max_distance, 3 * c.max_distance / 2};
     const std::int64_t q0 = r.range(0, p.max_position);
     for (std::int64_t i = 0; i < c.n_q; ++i) c.q_pos.push_back(std::clamp(q0 + r.range(-2, 2), std::int64_t{0}, p.max_position));
+    // The log buckets' boundaries: distance e (M/e)^(k/(nb-e)) for bucket e + k (rounded, +-1).
+    const std::int64_t nb = c.bidirectional ? c.num_buckets / 2 : c.num_buckets;
+    const auto boundary = [&] {
+      const double k = static_cast<double>(r.range(1, std::max<std::int64_t>(1, nb - max_exact - 1)));
+      const double d = static_cast<double>(max_exact) *
+                       std::pow(static_cast<double>(c.max_distance) / static_cast<double>(max_exact),
+                                k / static_cast<double>(nb - max_exact));
+      return std::llround(d) + r.range(-1, 1);
+    };
     for (std::int64_t j = 0; j < c.n_k; ++j) {
-      const std::int64_t off = r.pick(anchors) * (r.chance(50) ? 1 : -1);
+      const std::int64_t off = (r.chance(30) ? boundary() : r.pick(anchors)) * (r.chance(50) ? 1 : -1);
       c.k_pos.push_back(std::clamp(q0 + off, std::int64_t{0}, p.max_position));
     }
   } else if (mode == 1) {  // one sequence
     const std::int64_t s = r.range(0, std::max<std::int64_t>(0, p.max_position - c.n_k));
     for (std::int64_t j = 0; j < c.n_k; ++j) c.k_pos.push_back(std::min(s + j, p.max_position));
     for (std::int64_t i = 0; i < c.n_q; ++i) c.q_pos.push_back(std::min(s + r.range(0, c.n_k), p.max_position));
+  } else if (mode == 3) {  // offsets spread log-uniformly over [max_exact, max_distance], both signs
+    const std::int64_t q0 = r.range(0, p.max_position);
+    const double lo = std::log(static_cast<double>(max_exact_w)), hi = std::log(static_cast<double>(c.max_distance));
+    for (std::int64_t i = 0; i < c.n_q; ++i) c.q_pos.push_back(q0);
+    for (std::int64_t j = 0; j < c.n_k; ++j) {
+      const auto off = static_cast<std::int64_t>(std::exp(lo + (hi - lo) * r.unit()));
+      c.k_pos.push_back(std::clamp(q0 + (r.chance(50) ? off : -off), std::int64_t{0}, p.max_position));
+    }
   } else {
     c.q_pos = gen_positions(r, c.n_q, p.max_position);
     c.k_pos = gen_positions(r, c.n_k, p.max_position);
   }
   c.table = gen_values(r, c.num_buckets * c.n_heads);
+  c.placement = static_cast<std::int32_t>(r.range(0, 3));
   return c;
 }
 
@@ -231,6 +291,8 @@ SinusoidalCase gen_sinusoidal(Rng& r, const GenParams& p) {
   while (c.n_tokens * c.d_model > kMaxElementsPerElementOracle) c.n_tokens /= 2;
   c.base = r.chance(85) ? r.pick(kBases) : 1.0 + r.unit() * 1.0e5;
   c.positions = gen_positions(r, c.n_tokens, p.max_position);
+  gen_extreme_positions(r, c.positions, p.max_position);
+  c.placement = static_cast<std::int32_t>(r.range(0, 3));
   return c;
 }
 
@@ -244,6 +306,7 @@ LearnedCase gen_learned(Rng& r, const GenParams&) {
     c.positions.push_back(k == 0 ? 0 : k == 1 ? c.max_positions - 1 : r.range(0, c.max_positions - 1));
   }
   c.table = gen_values(r, c.max_positions * c.d_model);
+  c.placement = static_cast<std::int32_t>(r.range(0, 3));
   return c;
 }
 

@@ -24,9 +24,10 @@ struct Inputs {
   const void* args = nullptr;
   std::vector<unsigned char> args_copy;
 
-  const float* put(Arena& a, const std::string& name, const std::vector<float>& v, const std::string& null_field) {
+  const float* put(Arena& a, const std::string& name, const std::vector<float>& v, const std::string& null_field,
+                   std::size_t align = 64) {
     if (null_field == name) return nullptr;
-    const float* p = a.copy(cs(v));
+    const float* p = a.copy(cs(v), align);
     floats.push_back({name, p, &v});
     return p;
   }
@@ -77,6 +78,9 @@ RunResult finish(const CallOutcome& o, const GuardedOutput& out, const Inputs& i
 
 std::size_t sz(std::int64_t n) { return static_cast<std::size_t>(n < 0 ? 0 : n); }
 
+bool below(const CaseCommon& c) { return (c.placement & 1) != 0; }
+std::size_t align_of(const CaseCommon& c) { return (c.placement & 2) != 0 ? 4 : 64; }
+
 }  // namespace
 
 bool RunResult::guards_ok() const { return guard_violation == kIntact; }
@@ -85,6 +89,12 @@ std::vector<std::int64_t> shifted(const std::vector<std::int64_t>& p, std::int64
   std::vector<std::int64_t> q(p);
   for (auto& e : q) e += s;
   return q;
+}
+
+std::string placement_note(std::int32_t placement) {
+  if (placement == 0) return "";
+  return std::string("the output buffer was placed ") + ((placement & 1) ? "below" : "above") + " its inputs" +
+         ((placement & 2) ? ", adjacent (no gap before its guard zone)" : "") + " in memory";
 }
 
 RunResult run_case(Executor& ex, const RopeCase& c, const RunMode& m) {
@@ -102,9 +112,12 @@ RunResult run_case(Executor& ex, const RopeCase& c, const RunMode& m) {
   if (m.in_place) {
     out = a.output_from(cs(xv));
     x = out.data;
+  } else if (below(c)) {  // y below x in memory (a kernel may compare the pointers)
+    out = a.output(n, m.poison);
+    x = in.put(a, "x", xv, c.null_field, align_of(c));
   } else {
     x = in.put(a, "x", xv, c.null_field);
-    out = a.output(n, m.poison);
+    out = a.output(n, m.poison, align_of(c));
   }
   float* y = c.null_field == "y" ? nullptr : out.data;
   if (c.null_field == "x" && m.in_place) x = nullptr;
@@ -123,12 +136,14 @@ RunResult run_case(Executor& ex, const AlibiCase& c, const RunMode& m) {
   a.reset();
   Inputs in;
   pec_alibi_args args{c.n_heads, c.n_q, c.n_k, c.mode, nullptr, nullptr};
-  args.q_pos = in.put(a, "q_pos", shifted(c.q_pos, m.shift), c.null_field);
-  args.k_pos = in.put(a, "k_pos", shifted(c.k_pos, m.shift), c.null_field);
   std::vector<float> init = c.scores;
   init.resize(sz(output_size(c)), 0.0f);
   if (m.zero_scores) std::fill(init.begin(), init.end(), 0.0f);
-  GuardedOutput out = a.output_from(cs(init));
+  GuardedOutput out;
+  if (below(c)) out = a.output_from(cs(init));
+  args.q_pos = in.put(a, "q_pos", shifted(c.q_pos, m.shift), c.null_field);
+  args.k_pos = in.put(a, "k_pos", shifted(c.k_pos, m.shift), c.null_field);
+  if (!below(c)) out = a.output_from(cs(init), align_of(c));
   float* y = c.null_field == "scores" ? nullptr : out.data;
   const auto* ap = in.put_args(a, args);
   const CallOutcome o = ex.call(Fn::Alibi, ap, nullptr, y);
@@ -141,10 +156,12 @@ RunResult run_case(Executor& ex, const T5Case& c, const RunMode& m) {
   Inputs in;
   pec_t5_args args{c.n_heads, c.n_q, c.n_k, c.num_buckets, c.max_distance, c.bidirectional,
                    nullptr, nullptr, nullptr};
+  GuardedOutput out;
+  if (below(c)) out = a.output(sz(output_size(c)), m.poison);
   args.q_pos = in.put(a, "q_pos", shifted(c.q_pos, m.shift), c.null_field);
   args.k_pos = in.put(a, "k_pos", shifted(c.k_pos, m.shift), c.null_field);
   args.table = in.put(a, "table", c.table, c.null_field);
-  GuardedOutput out = a.output(sz(output_size(c)), m.poison);
+  if (!below(c)) out = a.output(sz(output_size(c)), m.poison, align_of(c));
   float* y = c.null_field == "bias" ? nullptr : out.data;
   const auto* ap = in.put_args(a, args);
   const CallOutcome o = ex.call(Fn::T5, ap, nullptr, y);
@@ -156,8 +173,10 @@ RunResult run_case(Executor& ex, const SinusoidalCase& c, const RunMode& m) {
   a.reset();
   Inputs in;
   pec_sinusoidal_args args{c.n_tokens, c.d_model, c.base, nullptr};
+  GuardedOutput out;
+  if (below(c)) out = a.output(sz(output_size(c)), m.poison);
   args.positions = in.put(a, "positions", shifted(c.positions, m.shift), c.null_field);
-  GuardedOutput out = a.output(sz(output_size(c)), m.poison);
+  if (!below(c)) out = a.output(sz(output_size(c)), m.poison, align_of(c));
   float* y = c.null_field == "out" ? nullptr : out.data;
   const auto* ap = in.put_args(a, args);
   const CallOutcome o = ex.call(Fn::Sinusoidal, ap, nullptr, y);
@@ -169,9 +188,11 @@ RunResult run_case(Executor& ex, const LearnedCase& c, const RunMode& m) {
   a.reset();
   Inputs in;
   pec_learned_args args{c.n_tokens, c.d_model, c.max_positions, nullptr, nullptr};
+  GuardedOutput out;
+  if (below(c)) out = a.output(sz(output_size(c)), m.poison);
   args.positions = in.put(a, "positions", shifted(c.positions, m.shift), c.null_field);
   args.table = in.put(a, "table", c.table, c.null_field);
-  GuardedOutput out = a.output(sz(output_size(c)), m.poison);
+  if (!below(c)) out = a.output(sz(output_size(c)), m.poison, align_of(c));
   float* y = c.null_field == "out" ? nullptr : out.data;
   const auto* ap = in.put_args(a, args);
   const CallOutcome o = ex.call(Fn::Learned, ap, nullptr, y);

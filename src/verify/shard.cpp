@@ -24,12 +24,14 @@ bool parse_int(std::string_view s, std::int64_t& v) {
 }
 
 // Order in which a non-failing, non-passing status wins a merge: an error is the most
-// serious statement about a shard, then a timeout, then "could not decide".
+// serious statement about a shard, then a timeout, then "could not decide", then a shard the
+// time cap cut short (incomplete).
 int undecided_rank(CheckStatus s) {
   switch (s) {
-    case CheckStatus::Error: return 3;
-    case CheckStatus::Timeout: return 2;
-    case CheckStatus::Unknown: return 1;
+    case CheckStatus::Error: return 4;
+    case CheckStatus::Timeout: return 3;
+    case CheckStatus::Unknown: return 2;
+    case CheckStatus::Incomplete: return 1;
     default: return 0;
   }
 }
@@ -95,6 +97,7 @@ void merge_accuracy(CheckResult& into, const CheckResult& from) {
 CheckResult merge_check(const std::vector<const CheckResult*>& parts) {
   CheckResult out = *parts.front();
   out.cases = 0;
+  out.planned = 0;
   out.elements = 0;
   out.seconds = 0;
   out.max_ulps.reset();
@@ -107,6 +110,7 @@ CheckResult merge_check(const std::vector<const CheckResult*>& parts) {
   bool any_ran = false;
   for (const CheckResult* p : parts) {
     out.cases += p->cases;
+    out.planned += p->planned;
     out.elements += p->elements;
     out.seconds += p->seconds;
     if (p->max_ulps) out.max_ulps = std::max(out.max_ulps.value_or(*p->max_ulps), *p->max_ulps);

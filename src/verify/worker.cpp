@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -106,13 +107,13 @@ std::string signal_name(int s) {
   return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(s);
 }
 
-// The worker's main loop; never returns.
-[[noreturn]] void worker_main(int fd, const std::string& path, bool library_mode, KernelTable table) {
+// Dispositions and streams of a process that runs kernel code (the fork server and every
+// worker): it dies with its parent, and a crashing kernel ends it by its own signal, so the
+// report can name it, even when pecheck runs inside a host with its own handlers (a sanitizer
+// runtime, a test framework).
+void child_setup() {
   prctl(PR_SET_PDEATHSIG, SIGKILL);
-  // Default dispositions: a crashing kernel must end the worker by its signal, so the report
-  // can name it, even when pecheck runs inside a host with its own handlers (a sanitizer
-  // runtime, a test framework).
-  for (int s : {SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP}) {
+  for (int s : {SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGCHLD}) {
     signal(s, SIG_DFL);
   }
   sigset_t none;
@@ -120,24 +121,10 @@ std::string signal_name(int s) {
   sigprocmask(SIG_SETMASK, &none, nullptr);
   // Whatever the kernel prints goes to stderr: pecheck's stdout may be a JSON document.
   dup2(STDERR_FILENO, STDOUT_FILENO);
-  HelloMsg hello{};
-  if (library_mode) {
-    void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (!h) {
-      const char* e = dlerror();
-      std::snprintf(hello.error, sizeof hello.error, "%s", e ? e : "dlopen failed");
-      write_full(fd, &hello, sizeof hello);
-      _exit(0);
-    }
-    table = resolve(h);
-  }
-  hello.ok = 1;
-  hello.mask = table.mask();
-  if (table.abi_version) {
-    hello.has_version = 1;
-    hello.version = table.abi_version();
-  }
-  if (!write_full(fd, &hello, sizeof hello)) _exit(0);
+}
+
+// A worker's call loop; never returns.
+[[noreturn]] void serve_calls(int fd, const KernelTable& table) {
   for (;;) {
     Request rq{};
     if (read_full(fd, &rq, sizeof rq, 1e9) != Io::Ok) _exit(0);
@@ -145,6 +132,120 @@ std::string signal_name(int s) {
                           reinterpret_cast<const float*>(rq.x), reinterpret_cast<float*>(rq.y));
     const std::int32_t rc32 = rc;
     if (!write_full(fd, &rc32, sizeof rc32)) _exit(0);
+  }
+}
+
+HelloMsg hello_of(const KernelTable& table) {
+  HelloMsg hello{};
+  hello.ok = 1;
+  hello.mask = table.mask();
+  if (table.abi_version) {
+    hello.has_version = 1;
+    hello.version = table.abi_version();
+  }
+  return hello;
+}
+
+// Table mode: a worker forked from pecheck itself, answering calls at once.
+[[noreturn]] void table_worker_main(int fd, const KernelTable& table) {
+  child_setup();
+  const HelloMsg hello = hello_of(table);
+  if (!write_full(fd, &hello, sizeof hello)) _exit(0);
+  serve_calls(fd, table);
+}
+
+// Fork-server protocol on the control socket (pecheck -> server: ServerCmd; the answer is one
+// int32). Fork: the worker's end of a fresh socketpair travels with the command (SCM_RIGHTS);
+// the answer is the worker's pid or -1. Wait: the answer is the raw waitpid status of that
+// worker (the server is its parent, so only it can reap it).
+struct ServerCmd {
+  std::int32_t op;  // 1 fork, 2 wait
+  std::int32_t pid;
+};
+constexpr std::int32_t kOpFork = 1, kOpWait = 2;
+
+bool send_with_fd(int sock, const void* buf, std::size_t n, int fd) {
+  iovec iov{const_cast<void*>(buf), n};
+  alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))] = {};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = ctl;
+  msg.msg_controllen = sizeof ctl;
+  cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(c), &fd, sizeof(int));
+  for (;;) {
+    const ssize_t k = sendmsg(sock, &msg, MSG_NOSIGNAL);
+    if (k == static_cast<ssize_t>(n)) return true;
+    if (k < 0 && errno == EINTR) continue;
+    return false;
+  }
+}
+
+// Reads one command; *fd receives a passed descriptor (or -1). False on EOF or error.
+bool recv_cmd(int sock, ServerCmd* cmd, int* fd) {
+  *fd = -1;
+  iovec iov{cmd, sizeof *cmd};
+  alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))] = {};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = ctl;
+  msg.msg_controllen = sizeof ctl;
+  ssize_t k;
+  do {
+    k = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+  } while (k < 0 && errno == EINTR);
+  if (k != static_cast<ssize_t>(sizeof *cmd)) return false;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) std::memcpy(fd, CMSG_DATA(c), sizeof(int));
+  }
+  return true;
+}
+
+// Library mode: the fork server. It dlopens the plug-in once (its constructors run once per
+// run, README "Verifying a kernel"), answers with the exports, then forks one worker per
+// request; every worker starts from the state the constructors left. Never returns.
+[[noreturn]] void server_main(int ctl, const std::string& path) {
+  child_setup();
+  HelloMsg hello{};
+  void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    const char* e = dlerror();
+    std::snprintf(hello.error, sizeof hello.error, "%s", e ? e : "dlopen failed");
+    write_full(ctl, &hello, sizeof hello);
+    _exit(0);
+  }
+  const KernelTable table = resolve(h);
+  hello = hello_of(table);
+  if (!write_full(ctl, &hello, sizeof hello)) _exit(0);
+  for (;;) {
+    ServerCmd cmd{};
+    int fd = -1;
+    if (!recv_cmd(ctl, &cmd, &fd)) _exit(0);
+    std::int32_t answer = -1;
+    if (cmd.op == kOpFork && fd >= 0) {
+      std::fflush(nullptr);
+      const pid_t pid = fork();
+      if (pid == 0) {
+        close(ctl);
+        prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with the server
+        serve_calls(fd, table);
+      }
+      answer = pid;
+    } else if (cmd.op == kOpWait) {
+      int st = 0;
+      pid_t w;
+      do {
+        w = waitpid(cmd.pid, &st, 0);
+      } while (w < 0 && errno == EINTR);
+      answer = w < 0 ? -1 : st;
+    }
+    if (fd >= 0) close(fd);
+    if (!write_full(ctl, &answer, sizeof answer)) _exit(0);
   }
 }
 
@@ -160,6 +261,7 @@ std::string CallOutcome::describe() const {
       std::snprintf(buf, sizeof buf, "did not return within %.3g s (killed)", seconds);
       return buf;
     case Kind::Lost: return "worker process could not be started";
+    case Kind::Cut: return "was not run: the run's time cap was reached";
   }
   return "unknown outcome";
 }
@@ -170,23 +272,89 @@ Executor::Executor(std::string library_path, ExecutorConfig cfg)
 Executor::Executor(const KernelTable& table, ExecutorConfig cfg)
     : table_(table), library_mode_(false), cfg_(cfg), arena_(cfg.arena_bytes) {}
 
-Executor::~Executor() { kill_worker(); }
+Executor::~Executor() {
+  kill_worker();
+  stop_server();
+}
+
+void Executor::stop_server() {
+  if (server_fd_ >= 0) close(server_fd_);  // the server exits on EOF; SIGKILL in case it is stuck
+  server_fd_ = -1;
+  if (server_pid_ > 0) {
+    kill(server_pid_, SIGKILL);
+    int st = 0;
+    while (waitpid(server_pid_, &st, 0) < 0 && errno == EINTR) {
+    }
+  }
+  server_pid_ = -1;
+}
+
+int Executor::reap_worker() {
+  int st = 0;
+  if (!via_server()) {
+    while (waitpid(pid_, &st, 0) < 0 && errno == EINTR) {
+    }
+    return st;
+  }
+  const ServerCmd cmd{kOpWait, static_cast<std::int32_t>(pid_)};
+  std::int32_t answer = -1;
+  if (!write_full(server_fd_, &cmd, sizeof cmd) ||
+      read_full(server_fd_, &answer, sizeof answer, cfg_.load_timeout_s) != Io::Ok || answer < 0) {
+    stop_server();  // a server that cannot answer is replaced on the next call
+    return -1;
+  }
+  return answer;
+}
 
 void Executor::kill_worker() {
   if (fd_ >= 0) close(fd_);
   fd_ = -1;
   if (pid_ > 0) {
     kill(pid_, SIGKILL);
-    int st = 0;
-    while (waitpid(pid_, &st, 0) < 0 && errno == EINTR) {
-    }
+    reap_worker();
   }
   pid_ = -1;
 }
 
 void Executor::recycle() { kill_worker(); }
 
-bool Executor::spawn(std::string* error, LibraryInfo* info) {
+bool Executor::past_cap() const {
+  return cap_ > 0 && std::chrono::duration<double>(Clock::now().time_since_epoch()).count() > cap_;
+}
+
+bool Executor::handshake(int fd, pid_t pid, std::string* error, LibraryInfo* info) {
+  HelloMsg hello{};
+  const Io io = read_full(fd, &hello, sizeof hello, cfg_.load_timeout_s);
+  if (io == Io::Ok && hello.ok) {
+    info->mask = hello.mask;
+    info->has_abi_version = hello.has_version != 0;
+    info->abi_version = hello.version;
+    return true;
+  }
+  if (io == Io::Ok) {
+    *error = hello.error;
+  } else if (io == Io::Timeout) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.3g", cfg_.load_timeout_s);
+    *error = std::string("loading did not finish within ") + buf + " s (at most 10 s, and at most --budget-seconds + --call-timeout)";
+  } else {
+    kill(pid, SIGKILL);  // no-op when already dead; reaps below either way
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    *error = WIFSIGNALED(st) ? "crashed while loading (" + signal_name(WTERMSIG(st)) + ")"
+                             : "exited while loading (status " + std::to_string(WEXITSTATUS(st)) + ")";
+    return false;
+  }
+  kill(pid, SIGKILL);
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  return false;
+}
+
+bool Executor::start_server(std::string* error, LibraryInfo* info) {
+  stop_server();
   int sv[2];
   if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
     *error = std::string("socketpair: ") + std::strerror(errno);
@@ -202,33 +370,61 @@ bool Executor::spawn(std::string* error, LibraryInfo* info) {
   }
   if (pid == 0) {
     close(sv[0]);
-    worker_main(sv[1], path_, library_mode_, table_);
+    server_main(sv[1], path_);
   }
   close(sv[1]);
-  pid_ = pid;
-  fd_ = sv[0];
-  HelloMsg hello{};
-  const Io io = read_full(fd_, &hello, sizeof hello, cfg_.load_timeout_s);
-  if (io == Io::Ok && hello.ok) {
-    info->mask = hello.mask;
-    info->has_abi_version = hello.has_version != 0;
-    info->abi_version = hello.version;
+  if (!handshake(sv[0], pid, error, info)) {
+    close(sv[0]);
+    return false;
+  }
+  server_pid_ = pid;
+  server_fd_ = sv[0];
+  ++loads_;
+  return true;
+}
+
+bool Executor::spawn(std::string* error, LibraryInfo* info) {
+  if (via_server() && server_pid_ < 0 && !start_server(error, info)) return false;
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+    *error = std::string("socketpair: ") + std::strerror(errno);
+    return false;
+  }
+  if (via_server()) {
+    const ServerCmd cmd{kOpFork, 0};
+    std::int32_t pid = -1;
+    const bool sent = send_with_fd(server_fd_, &cmd, sizeof cmd, sv[1]);
+    close(sv[1]);
+    if (!sent || read_full(server_fd_, &pid, sizeof pid, cfg_.load_timeout_s) != Io::Ok || pid <= 0) {
+      close(sv[0]);
+      stop_server();
+      *error = "the fork server did not start a worker";
+      return false;
+    }
+    pid_ = pid;
+    fd_ = sv[0];
     return true;
   }
-  if (io == Io::Ok) {
-    *error = hello.error;
-  } else if (io == Io::Timeout) {
-    *error = "loading did not finish within " + std::to_string(static_cast<int>(cfg_.load_timeout_s)) + " s";
-  } else {
-    kill(pid_, SIGKILL);  // no-op when already dead; reaps below either way
-    int st = 0;
-    waitpid(pid_, &st, 0);
-    pid_ = -1;
-    *error = WIFSIGNALED(st) ? "crashed while loading (" + signal_name(WTERMSIG(st)) + ")"
-                             : "exited while loading (status " + std::to_string(WEXITSTATUS(st)) + ")";
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(sv[0]);
+    close(sv[1]);
+    *error = std::string("fork: ") + std::strerror(errno);
+    return false;
   }
-  kill_worker();
-  return false;
+  if (pid == 0) {
+    close(sv[0]);
+    table_worker_main(sv[1], table_);
+  }
+  close(sv[1]);
+  if (!handshake(sv[0], pid, error, info)) {
+    close(sv[0]);
+    return false;
+  }
+  pid_ = pid;
+  fd_ = sv[0];
+  return true;
 }
 
 LibraryInfo Executor::probe() {
@@ -242,6 +438,7 @@ LibraryInfo Executor::probe() {
         throw UsageError("cannot load kernel library: " + std::string(e ? e : path_));
       }
       t = table_ = resolve(h);
+      ++loads_;
     }
     info.mask = t.mask();
     if (t.abi_version) {
@@ -252,6 +449,10 @@ LibraryInfo Executor::probe() {
   }
   kill_worker();
   std::string error;
+  if (via_server()) {
+    if (!start_server(&error, &info)) throw UsageError("cannot load kernel library " + path_ + ": " + error);
+    return info;
+  }
   if (!spawn(&error, &info)) throw UsageError("cannot load kernel library " + path_ + ": " + error);
   return info;
 }
@@ -259,6 +460,10 @@ LibraryInfo Executor::probe() {
 CallOutcome Executor::call(Fn fn, const void* args, const float* x, float* y) {
   CallOutcome out;
   const auto t0 = Clock::now();
+  if (cap_ > 0 && std::chrono::duration<double>(t0.time_since_epoch()).count() > cap_) {
+    out.kind = CallOutcome::Kind::Cut;  // a call never starts after the cap: the run ends in time
+    return out;
+  }
   if (!cfg_.fork) {
     out.rc = invoke(table_, fn, args, x, y);
     out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
@@ -289,16 +494,16 @@ CallOutcome Executor::call(Fn fn, const void* args, const float* x, float* y) {
   // The worker is gone: collect how it ended.
   close(fd_);
   fd_ = -1;
-  int st = 0;
-  while (waitpid(pid_, &st, 0) < 0 && errno == EINTR) {
-  }
+  const int st = reap_worker();
   pid_ = -1;
-  if (WIFSIGNALED(st)) {
+  if (st >= 0 && WIFSIGNALED(st)) {
     out.kind = CallOutcome::Kind::Signal;
     out.signo = WTERMSIG(st);
-  } else {
+  } else if (st >= 0) {
     out.kind = CallOutcome::Kind::Exited;
     out.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  } else {
+    out.kind = CallOutcome::Kind::Lost;
   }
   return out;
 }

@@ -7,9 +7,11 @@
 // limit, the worker is gone or killed, the call's outcome says so, and the next call forks a
 // fresh worker: pecheck's own state is never touched by kernel code.
 //
-// Library mode: the worker, not pecheck, dlopens the plug-in, so even a library whose
-// constructors crash cannot take pecheck down. Table mode: the worker inherits the function
-// pointers of a KernelTable through fork.
+// Library mode: a fork server, not pecheck, dlopens the plug-in once (its constructors run
+// once, however many checks, crashes and hangs follow), and every worker is forked from that
+// server on request, so a library with a heavy runtime pays its start-up once and a library
+// whose constructors crash cannot take pecheck down. Table mode: the worker is forked from
+// pecheck and inherits the function pointers of a KernelTable.
 #pragma once
 
 #include <sys/types.h>
@@ -24,7 +26,7 @@
 namespace pecheck::verifier {
 
 struct CallOutcome {
-  enum class Kind { Returned, Signal, Exited, Timeout, Lost };
+  enum class Kind { Returned, Signal, Exited, Timeout, Lost, Cut };  // Cut: not started, past the cap
   Kind kind = Kind::Returned;
   int rc = 0;      // Returned: the kernel's return value; Exited: the exit status
   int signo = 0;   // Signal: the signal that ended the worker
@@ -68,12 +70,25 @@ class Executor {
   // One call. args/x/y must point into arena(); x may be null for functions without it.
   CallOutcome call(Fn fn, const void* args, const float* x, float* y);
 
-  // Ends the current worker; the next call forks a new one.
+  // Ends the current worker; the next call forks a new one (from the fork server).
   void recycle();
 
+  // The run's time cap (monotonic seconds as verifier::now_seconds(), 0 = none): a call asked
+  // for after it does not start and returns Kind::Cut, so no call ends later than the cap plus
+  // one call timeout.
+  void set_cap(double deadline_s) { cap_ = deadline_s; }
+  bool past_cap() const;
+
+  // How many times the library was loaded (the fork server started) in this Executor.
+  int loads() const { return loads_; }
+
  private:
-  struct Hello;
+  bool via_server() const { return library_mode_ && cfg_.fork; }
   bool spawn(std::string* error, LibraryInfo* info);
+  bool start_server(std::string* error, LibraryInfo* info);
+  bool handshake(int fd, pid_t pid, std::string* error, LibraryInfo* info);
+  void stop_server();
+  int reap_worker();  // raw wait status of pid_, or -1 when it could not be collected
   void kill_worker();
 
   std::string path_;
@@ -83,6 +98,10 @@ class Executor {
   Arena arena_;
   pid_t pid_ = -1;
   int fd_ = -1;
+  pid_t server_pid_ = -1;
+  int server_fd_ = -1;
+  double cap_ = 0;
+  int loads_ = 0;
 };
 
 // Checks the file before any process loads it: exists, readable, an ELF shared object of the

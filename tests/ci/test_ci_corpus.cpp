@@ -213,6 +213,24 @@ TEST(CorpusCli, StoresThenReplaysFirstThenReportsFixed) {
   EXPECT_NE(fixed.out.find("passes now (fixed"), std::string::npos) << fixed.out;
 }
 
+// A stored case without provenance ("-" for the kernel and its identity, no case index):
+// the note says so instead of "first found on - (-)" (issue #13).
+TEST(CorpusCli, ACaseWithoutProvenanceIsNotReportedWithDashes) {
+  TempDir t;
+  CorpusEntry e = sample();
+  e.kernel = "-";
+  e.kernel_id = "-";
+  e.case_index = -1;
+  e.inputs = {{"x", {2, 1, 2}, {0.5f, -0.25f, 1.0f, 0.125f}}};
+  store_corpus_entry(t / "c", e);
+  auto r = pecheck::ci::run({pecheck::ci::pecheck_bin(), "verify", "--kernel", pecheck::ci::example("kernels"),
+                             "--only", "rope.oracle", "--corpus", t / "c"});
+  EXPECT_EQ(r.exit_code, pecheck::exit_code::ok) << r.all();
+  EXPECT_NE(r.out.find("passes now (fixed; first found (no provenance recorded in the file))"), std::string::npos)
+      << r.out;
+  EXPECT_EQ(r.out.find("(-)"), std::string::npos) << r.out;
+}
+
 TEST(CorpusCli, BadCorpusIsAUsageError) {
   TempDir t;
   fs::create_directories(t / "c");

@@ -7,6 +7,7 @@
 #include "core/error.hpp"
 #include "fixtures.hpp"
 #include "report/json.hpp"
+#include "report/write.hpp"
 
 namespace pecheck::report {
 namespace {
@@ -149,6 +150,72 @@ TEST(ReportJson, MalformedInputIsAOneLineUsageError) {
   } catch (const UsageError& e) {
     EXPECT_EQ(std::string(e.what()).find('\n'), std::string::npos);
   }
+}
+
+}  // namespace
+}  // namespace pecheck::report
+
+namespace pecheck::report {
+namespace {
+
+// Issue #13: a check the time cap cut short is "incomplete" in every writer, never "pass", the
+// verdict names it with its cases run of planned, and the exit status is 1.
+TEST(ReportStatus, IncompleteIsItsOwnStatusInEveryWriterAndNeverPass) {
+  VerifyResult r = testing::passing_result();
+  CheckResult& c = r.checks.front();
+  c.status = CheckStatus::Incomplete;
+  c.cases = 41;
+  c.planned = 150;
+  c.reason = "the run's time cap was reached after 41 of 150 cases";
+  EXPECT_FALSE(r.passed());
+  EXPECT_EQ(r.verdict(), "incomplete");
+  EXPECT_EQ(r.exit_status(), exit_code::counterexample);
+  const std::string named = c.name + " (41 of 150 cases)";
+  EXPECT_NE(r.verdict_sentence().find("incomplete: " + named), std::string::npos) << r.verdict_sentence();
+  EXPECT_EQ(to_verdict(CheckStatus::Incomplete), Verdict::Timeout);
+  EXPECT_EQ(check_status_from_string("incomplete"), CheckStatus::Incomplete);
+
+  const json j = json::parse(render_json(r));
+  EXPECT_EQ(j.at("verdict"), "incomplete");
+  EXPECT_EQ(j.at("summary").at("incomplete"), 1);
+  EXPECT_EQ(j.at("checks").at(0).at("status"), "incomplete");
+  EXPECT_EQ(j.at("checks").at(0).at("planned_cases"), 150);
+  const VerifyResult back = verify_result_from_json(j);
+  EXPECT_EQ(back.checks.front().status, CheckStatus::Incomplete);
+  EXPECT_EQ(back.checks.front().planned, 150);
+
+  const std::string text = render_text(r), md = render_markdown(r), html = render_html(r), junit = render_junit(r);
+  EXPECT_NE(text.find("  incomplete " + c.name), std::string::npos) << text;
+  EXPECT_NE(text.find("verdict: incomplete"), std::string::npos) << text;
+  EXPECT_NE(text.find(named), std::string::npos) << text;
+  EXPECT_TRUE(md.starts_with("# pecheck verify: INCOMPLETE")) << md.substr(0, 80);
+  EXPECT_NE(md.find("**incomplete**"), std::string::npos);
+  EXPECT_NE(html.find("<span class=\"incomplete\">incomplete</span>"), std::string::npos);
+  EXPECT_NE(junit.find("type=\"incomplete\""), std::string::npos) << junit;
+  EXPECT_NE(junit.find("errors=\"1\""), std::string::npos) << junit;
+
+  // A failure elsewhere makes the run a failure that still names the incomplete check.
+  r.checks.back().status = CheckStatus::Fail;
+  EXPECT_EQ(r.verdict(), "fail");
+  EXPECT_NE(r.verdict_sentence().find("incomplete: " + named), std::string::npos);
+}
+
+// Issue #13: in the HTML, the verdict sentence comes first, then the failing checks; the run's
+// details follow, and passing checks are collapsed.
+TEST(ReportHtmlOrder, VerdictThenFailuresThenDetailsPassingCollapsed) {
+  const VerifyResult r = testing::nasty_result();
+  const std::string html = render_html(r);
+  const auto verdict = html.find("<p class=\"verdict\">");
+  const auto fail = html.find("<section id=");
+  const auto run = html.find("<h2>Run</h2>");
+  const auto details = html.find("<details>");
+  ASSERT_NE(verdict, std::string::npos);
+  ASSERT_NE(fail, std::string::npos);
+  EXPECT_LT(verdict, fail);
+  EXPECT_LT(fail, run);
+  ASSERT_NE(details, std::string::npos) << "passing checks collapsed";
+  EXPECT_LT(run, details);
+  EXPECT_NE(html.substr(fail, run - fail).find("class=\"fail\""), std::string::npos);
 }
 
 }  // namespace

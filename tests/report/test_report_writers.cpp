@@ -2,7 +2,9 @@
 // escaping of hostile text, for passing and failing runs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
+#include <set>
 
 #include "fixtures.hpp"
 #include "report/svg_plot.hpp"
@@ -94,6 +96,51 @@ TEST(SvgPlot, LogTicksArePowersOfTen) {
   EXPECT_LE(axis_ticks(1, 1e30, true).size(), 9u);
 }
 
+// Issue #13: eleven series (pecheck precision draws up to eight) look different from each other,
+// the legend wraps inside the width and the note has its own line below it, and the log x axis
+// starts at the smallest positive position (1), not at 0.1 for position 0.
+TEST(SvgPlot, SeriesAreDistinctAndLegendNoteAndAxisDoNotMislead) {
+  PlotOptions opt;
+  opt.log_x = opt.log_y = true;
+  opt.width = 500;
+  std::vector<PlotSeries> ss;
+  for (int i = 0; i < 11; ++i) {
+    PlotSeries s;
+    s.label = "variant_" + std::to_string(i);
+    s.points = {{0, 1}, {1, 2.0 + i}, {1000, NAN}};
+    ss.push_back(s);
+  }
+  const std::string svg = svg_line_plot(opt, ss);
+  EXPECT_EQ(testing::xml_problem(svg), "");
+  std::set<std::string> looks;  // colour + dash of each drawn line
+  std::size_t at = 0;
+  while ((at = svg.find("<path d=", at)) != std::string::npos) {
+    const std::size_t end = svg.find("/>", at);
+    const std::string p = svg.substr(at, end - at);
+    const std::size_t st = p.find("stroke=\"");
+    const std::size_t da = p.find("stroke-dasharray=");
+    looks.insert(p.substr(st, 16) + (da == std::string::npos ? "" : p.substr(da)));
+    at = end;
+  }
+  EXPECT_EQ(looks.size(), 11u) << svg;
+  // Text baselines: every legend row and the note lie below the axis labels and apart.
+  std::vector<double> ys;
+  for (std::size_t k = 0; (k = svg.find("<text x=", k)) != std::string::npos; ++k) {
+    const std::size_t y = svg.find("y=\"", k) + 3;
+    const std::string tail = svg.substr(k, svg.find("</text>", k) - k);
+    if (tail.find("variant_") != std::string::npos || tail.find("not drawn") != std::string::npos) {
+      ys.push_back(std::stod(svg.substr(y)));
+    }
+  }
+  std::sort(ys.begin(), ys.end());
+  ys.erase(std::unique(ys.begin(), ys.end()), ys.end());
+  ASSERT_GE(ys.size(), 3u) << "at least two legend rows and the note";
+  for (std::size_t i = 1; i < ys.size(); ++i) EXPECT_GE(ys[i] - ys[i - 1], 12) << svg;
+  EXPECT_NE(svg.find("11 point(s) at position 0 (or below) not drawn"), std::string::npos);
+  EXPECT_EQ(svg.find(">0.1</text>"), std::string::npos) << "no 0.1 tick for position 0";
+  EXPECT_NE(svg.find(">1</text>"), std::string::npos);
+}
+
 TEST(SvgPlot, DrawsSeriesAndReportsWhatItCouldNotDraw) {
   PlotOptions opt;
   opt.title = "err <&> vs position";
@@ -105,8 +152,11 @@ TEST(SvgPlot, DrawsSeriesAndReportsWhatItCouldNotDraw) {
   const std::string svg = svg_line_plot(opt, {s});
   EXPECT_EQ(testing::xml_problem(svg), "");
   EXPECT_TRUE(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
-  EXPECT_EQ(count(svg, "<circle"), 4u);  // the four finite points
-  EXPECT_NE(svg.find("2 non-finite point(s) not drawn; 2 at or below the log-axis minimum"), std::string::npos);
+  EXPECT_EQ(count(svg, "<circle"), 3u);  // the finite points at positive positions
+  EXPECT_NE(svg.find("2 non-finite point(s) not drawn; 1 point(s) at position 0 (or below) not drawn (no place on a log "
+                     "axis); 1 at or below the log-axis minimum drawn on its edge"),
+            std::string::npos)
+      << svg;
   EXPECT_NE(svg.find("(log scale)"), std::string::npos);
   EXPECT_NE(svg.find("stroke-dasharray"), std::string::npos);  // the budget line
   // An empty plot is still a valid image.

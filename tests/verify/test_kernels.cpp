@@ -2,6 +2,7 @@
 
 #include <csignal>
 #include <cmath>
+#include <limits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -116,7 +117,7 @@ int alibi(const pec_alibi_args* a, float* scores) {
         float& s = scores[(h * a->n_q + i) * a->n_k + j];
         const std::int64_t q = a->q_pos[i], k = a->k_pos[j];
         if (a->mode == 1 && k > q) {
-          s = -INFINITY;
+          s = g_bug == Bug::AlibiFinfoMinMask ? -std::numeric_limits<float>::max() : -INFINITY;
           continue;
         }
         const double d = static_cast<double>(q > k ? q - k : k - q);

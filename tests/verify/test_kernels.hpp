@@ -32,6 +32,7 @@ enum class Bug {
   PrintsToStdout,       // writes "kernel-noise" to stdout on every call
   T5LowerOnTies,        // T5: where the log formula is an exact integer, gives the bucket below
   WriteBeforeStart,     // T5: writes bias[-3] when n_q >= 2
+  AlibiFinfoMinMask,    // ALiBi causal: masks with -FLT_MAX (HF's finfo.min) instead of -inf
 };
 
 extern Bug g_bug;

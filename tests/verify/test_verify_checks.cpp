@@ -1,7 +1,10 @@
 // The check catalogue against kernels with one injected bug each: every check fails for the bug
 // it exists for (with the clause it establishes) and passes for a correct kernel.
+#include <cmath>
+#include <limits>
 #include <set>
 
+#include "verify/check.hpp"
 #include "verify_test_util.hpp"
 
 using pecheck::report::CheckStatus;
@@ -91,9 +94,12 @@ TEST(VerifyChecks, Bf16PositionsBreakTheContractAndTheShiftInvariance) {
   EXPECT_GT(vt::ints_arg(*vt::check(r, "rope.oracle").counterexample, "positions").at(0), 256);
 }
 
-// Clause: ABI-ALIBI-2 ABI-ALIBI-3
+// Clause: ABI-ALIBI-2 ABI-ALIBI-3 PREC-SOFTMAX-1
+// The the key-only form passes the softmax contract while float32 carries the
+// offsets under its row constant slope q (max position 4096), and fails where it cannot (2^24).
 TEST(VerifyChecks, BloomKeyOnlyAlibiFailsLogitsButPassesSoftmaxContract) {
   auto logits = vt::options({"alibi.oracle", "alibi.shift"}, 0.5);
+  logits.max_position = 4096;
   const auto a = vt::run_with(Bug::AlibiKeyOnly, logits);
   expect_fail(a, "alibi.oracle", "ABI-ALIBI-2", "mismatch");
   expect_fail(a, "alibi.shift", "ABI-ALIBI-3", "property");
@@ -103,6 +109,25 @@ TEST(VerifyChecks, BloomKeyOnlyAlibiFailsLogitsButPassesSoftmaxContract) {
   for (const char* name : {"alibi.oracle", "alibi.shift"}) {
     const auto& c = vt::check(b, name);
     EXPECT_EQ(c.status, CheckStatus::Pass) << name << ": " << (c.counterexample ? c.counterexample->message : c.reason);
+  }
+  softmax.max_position = std::int64_t{1} << 24;
+  const auto far = vt::run_with(Bug::AlibiKeyOnly, softmax);
+  expect_fail(far, "alibi.oracle", "ABI-ALIBI-2", "mismatch");
+}
+
+// Clause: ABI-ALIBI-2 ABI-ALIBI-3
+// HF's finfo.min mask: the report must show -inf as expected, not the kernel's own -3.4e38
+// twice (issue #13), and the ULP column must not read 0 for a wrong element.
+TEST(VerifyChecks, FinfoMinMaskShowsMinusInfinityAsExpected) {
+  const auto r = vt::run_with(Bug::AlibiFinfoMinMask, vt::options({"alibi.oracle", "alibi.shift"}));
+  for (const char* name : {"alibi.oracle", "alibi.shift"}) {
+    const auto& c = vt::check(r, name);
+    ASSERT_EQ(c.status, CheckStatus::Fail) << name;
+    ASSERT_TRUE(c.counterexample && c.counterexample->worst) << name;
+    const auto& w = *c.counterexample->worst;
+    EXPECT_TRUE(std::isinf(w.expected) && w.expected < 0) << name << ": expected " << w.expected;
+    EXPECT_EQ(w.actual, -std::numeric_limits<float>::max()) << name;
+    EXPECT_GT(w.ulps, 0) << name;
   }
 }
 
@@ -148,3 +173,16 @@ TEST(VerifyChecks, EitherBucketIsAcceptedOnAmbiguousT5BoundariesAndTheRunSaysSo)
   for (const auto& n : r.notes) said |= n.find("ambiguous bucket boundary") != std::string::npos;
   EXPECT_TRUE(said);
 }
+
+namespace {
+
+// Issue #13: the "max ULP" statistic measures errors in ULPs of the magnitude a result is
+// formed from, so an output near zero by cancellation does not read 3e8 ULPs.
+TEST(VerifyStatistics, MaxUlpIsMeasuredAtTheScaleOfTheInputs) {
+  using pecheck::verifier::scale_ulps;
+  EXPECT_DOUBLE_EQ(scale_ulps(1.0 + 0x1p-23, 1.0, 0.0), 1.0);   // at |exact| >= scale: the usual ULP
+  EXPECT_DOUBLE_EQ(scale_ulps(0x1p-30, 0.0, 1.0), 0x1p-7);      // near zero: ULPs of 1, not of 0
+  EXPECT_DOUBLE_EQ(scale_ulps(0x1p-30 + 0x1p-40, 0x1p-30, 0x1p-30), 0x1p-40 / 0x1p-53);
+}
+
+}  // namespace
