@@ -11,7 +11,9 @@
 
 int pec_abi_version(void) { return PEC_ABI_VERSION; }
 
+#ifndef NO_DECLARATION /* libexample_neox128_rope_undeclared.so: the same kernel, no pec_domain */
 const char* pec_domain(void) { return "pecheck-domain 1\nrope.layout neox\nrope.head_dim 128\nrope.rotary_dim 64,128\n"; }
+#endif
 
 int pec_rope_f32(const struct pec_rope_args* a, const float* x, float* y) {
   int64_t t, h, i, l;

@@ -145,7 +145,10 @@ VerifyResult run(Executor& ex, const LibraryInfo& info, const VerifyOptions& o, 
   for (int i = 0; i < kFnCount; ++i) {
     (info.mask & (1u << i) ? res.exported : res.missing).push_back(std::string(symbol(kAllFns[i])));
   }
-  const Domain domain = o.domain.empty() ? Domain{} : parse_domain(o.domain);
+  if (info.domain_truncated) throw UsageError("pec_domain(): the declaration is longer than 4 KiB");
+  const Domain lib = info.domain.empty() ? Domain{} : parse_domain(info.domain, "pec_domain()");
+  const Domain domain = merge_domains(lib, o.domain.empty() ? Domain{} : parse_domain(o.domain));
+  if (lib.declared) res.notes.push_back("declared domain: from the library's pec_domain(): " + lib.text);
   if (domain.declared) {
     res.options.extra.emplace_back("domain", domain.text);
     for (const auto& u : untested(domain)) res.notes.push_back("declared domain: " + u);

@@ -32,6 +32,7 @@ struct KernelTable {
   int (*t5_bias_f32)(const pec_t5_args*, float*) = nullptr;
   int (*sinusoidal_f32)(const pec_sinusoidal_args*, float*) = nullptr;
   int (*learned_f32)(const pec_learned_args*, float*) = nullptr;
+  const char* (*domain)(void) = nullptr;  // optional declared domain (ABI-DOM-1); not a check target
 
   bool has(verifier::Fn f) const;
   // Bit i set when function kAllFns[i] is present.

@@ -14,6 +14,7 @@
 #include <cerrno>
 #include <chrono>
 #include <cstdio>
+#include <algorithm>
 #include <cstring>
 #include <string.h>
 
@@ -36,6 +37,8 @@ struct HelloMsg {
   std::int32_t has_version;
   std::int32_t version;
   char error[480];
+  char domain[4096];  // pec_domain()'s text (ABI-DOM-1), NUL-terminated; "" when not exported
+  std::int32_t domain_truncated;
 };
 
 enum class Io { Ok, Eof, Timeout, Error };
@@ -99,6 +102,7 @@ KernelTable resolve(void* h) {
   t.t5_bias_f32 = reinterpret_cast<decltype(t.t5_bias_f32)>(dlsym(h, "pec_t5_bias_f32"));
   t.sinusoidal_f32 = reinterpret_cast<decltype(t.sinusoidal_f32)>(dlsym(h, "pec_sinusoidal_f32"));
   t.learned_f32 = reinterpret_cast<decltype(t.learned_f32)>(dlsym(h, "pec_learned_f32"));
+  t.domain = reinterpret_cast<decltype(t.domain)>(dlsym(h, "pec_domain"));
   return t;
 }
 
@@ -142,6 +146,14 @@ HelloMsg hello_of(const KernelTable& table) {
   if (table.abi_version) {
     hello.has_version = 1;
     hello.version = table.abi_version();
+  }
+  if (table.domain) {  // kernel code: called in the server / worker, never in pecheck
+    const char* d = table.domain();
+    if (d != nullptr) {
+      const std::size_t n = strnlen(d, sizeof hello.domain);
+      hello.domain_truncated = n == sizeof hello.domain;
+      std::memcpy(hello.domain, d, std::min(n, sizeof hello.domain - 1));
+    }
   }
   return hello;
 }
@@ -329,6 +341,9 @@ bool Executor::handshake(int fd, pid_t pid, std::string* error, LibraryInfo* inf
     info->mask = hello.mask;
     info->has_abi_version = hello.has_version != 0;
     info->abi_version = hello.version;
+    hello.domain[sizeof hello.domain - 1] = '\0';
+    info->domain = hello.domain;
+    info->domain_truncated = hello.domain_truncated != 0;
     return true;
   }
   if (io == Io::Ok) {
@@ -445,6 +460,7 @@ LibraryInfo Executor::probe() {
       info.has_abi_version = true;
       info.abi_version = t.abi_version();
     }
+    if (t.domain && t.domain()) info.domain = t.domain();
     return info;
   }
   kill_worker();

@@ -41,6 +41,8 @@ struct LibraryInfo {
   std::uint32_t mask = 0;            // bit i: kAllFns[i] exported
   bool has_abi_version = false;
   int abi_version = 0;
+  std::string domain;             // pec_domain()'s text (ABI-DOM-1), "" when not exported
+  bool domain_truncated = false;  // longer than pecheck reads (4 KiB)
 };
 
 struct ExecutorConfig {

@@ -168,9 +168,15 @@ TEST(Tiers, NoArgumentChecksPassesByDefaultAndFailsStrict) {
 
 // Clause: ABI-DOM-1 ABI-DOM-2 ABI-DOM-3
 TEST(Domain, NeoxOnlyHeadDim128PassesWithItsDeclarationAndFailsWithout) {
+  // The library's own declaration (pec_domain).
+  TempDir t0;
+  auto lib = run_verify(example_lib("neox128_rope"), t0, {"--budget-seconds", "0"});
+  EXPECT_EQ(lib.proc.exit_code, 0) << lib.proc.out;
+  EXPECT_NE(lib.proc.out.find("from the library's pec_domain()"), std::string::npos) << lib.proc.out;
+  // The same declaration on the command line, for the build without pec_domain.
   const std::string decl = "rope.layout=neox;rope.head_dim=128;rope.rotary_dim=64,128";
   TempDir tmp;
-  auto with = run_verify(example_lib("neox128_rope"), tmp, {"--budget-seconds", "0", "--domain", decl});
+  auto with = run_verify(example_lib("neox128_rope_undeclared"), tmp, {"--budget-seconds", "0", "--domain", decl});
   EXPECT_EQ(with.proc.exit_code, 0) << with.proc.out;
   EXPECT_NE(with.proc.out.find("declared domain: rope: layout gptj untested"), std::string::npos) << with.proc.out;
   ASSERT_FALSE(with.report.is_null());
@@ -179,7 +185,7 @@ TEST(Domain, NeoxOnlyHeadDim128PassesWithItsDeclarationAndFailsWithout) {
   EXPECT_TRUE(noted);
   // Without it: valid calls it does not support return non-zero (ABI-GEN-2).
   TempDir t2;
-  auto without = run_verify(example_lib("neox128_rope"), t2, {"--budget-seconds", "0", "--no-regressions"});
+  auto without = run_verify(example_lib("neox128_rope_undeclared"), t2, {"--budget-seconds", "0", "--no-regressions"});
   EXPECT_EQ(without.proc.exit_code, 1);
   ASSERT_FALSE(without.report.is_null());
   const ojson* c = find_check(without.report, "rope.oracle");
@@ -188,7 +194,7 @@ TEST(Domain, NeoxOnlyHeadDim128PassesWithItsDeclarationAndFailsWithout) {
   EXPECT_EQ(c->at("counterexample").at("kind"), "nonzero-return");
   // A declaration that is too wide (any rotary_dim) is caught the same way.
   TempDir t3;
-  auto wide = run_verify(example_lib("neox128_rope"), t3,
+  auto wide = run_verify(example_lib("neox128_rope_undeclared"), t3,
                          {"--budget-seconds", "0", "--no-regressions", "--domain", "rope.layout=neox;rope.head_dim=128"});
   EXPECT_EQ(wide.proc.exit_code, 1);
 }
