@@ -12,16 +12,19 @@ namespace pecheck::report {
 std::string octave_label(std::int64_t octave) { return octave < 0 ? "0" : "2^" + std::to_string(octave); }
 
 std::string grade_line(const Accuracy& a) {
-  std::string met, exceeded;
+  std::string met, exceeded, unbounded;
   for (const auto& g : a.grades) {
-    std::string& dst = g.met() ? met : exceeded;
-    const std::string v = g.met() ? format_real(g.max_units)
-                          : std::isfinite(g.max_units) ? format_real(g.max_units) + "x"
-                                                       : std::string("inf (a NaN or infinite element)");
-    dst += (dst.empty() ? "" : ", ") + g.name + " " + v;
+    if (g.met()) {
+      met += (met.empty() ? "" : ", ") + g.name + " " + format_real(g.max_units);
+    } else if (std::isfinite(g.max_units)) {
+      exceeded += (exceeded.empty() ? "" : ", ") + g.name + " " + format_real(g.max_units) + "x";
+    } else {
+      unbounded += (unbounded.empty() ? "" : ", ") + g.name;
+    }
   }
   std::string s = "meets " + (met.empty() ? std::string("no class") : met);
   if (!exceeded.empty()) s += "; exceeds " + exceeded;
+  if (!unbounded.empty()) s += "; exceeds " + unbounded + " without bound (a NaN or infinite element)";
   return s;
 }
 
@@ -119,16 +122,15 @@ void accuracy_html(std::string& o, const CheckResult& c) {
   if (a.profile.empty()) return;
   PlotOptions opt;
   opt.title = c.name + ": accuracy profile (max class units per position octave)";
-  opt.x_label = "position octave lower end (position 0 drawn at 0.5)";
+  opt.x_label = "position octave (lower end)";
   opt.y_label = "error / class bound";
   opt.log_x = true;
   opt.log_y = true;
   opt.hlines.push_back({1.0, "class '" + a.accuracy_class + "' bound"});
   PlotSeries s;
   s.label = "max over the octave";
-  for (const auto& p : a.profile) {
-    const double x = p.octave < 0 ? 0.5 : std::ldexp(1.0, static_cast<int>(p.octave));
-    s.points.emplace_back(x, p.max_units > 0 ? p.max_units : 1e-6);
+  for (const auto& p : a.profile) {  // position 0 has no place on a log axis: it is in the table
+    if (p.octave >= 0) s.points.emplace_back(std::ldexp(1.0, static_cast<int>(p.octave)), p.max_units);
   }
   o += "<figure>" + svg_line_plot(opt, {s}) + "</figure>\n";
   o += "<table><tr><th>octave</th><th>max class units</th><th>max ulp</th><th>position error</th></tr>\n";

@@ -101,7 +101,7 @@ void AccuracyTrack::observe(std::int64_t position, double ulps, const std::vecto
   for (std::size_t i = 0; i < rows_.size(); ++i) max_units_[i] = worse(max_units_[i], units[i]);
   Octave& o = octaves_[octave_of(position)];
   o.units = worse(o.units, units[chosen_]);
-  if (std::isfinite(ulps)) o.ulps = std::max(o.ulps, ulps);
+  o.ulps = worse(o.ulps, ulps);  // a NaN output counts as infinitely many ulp
   ++o.elements;
   auto [it, fresh] = by_position_.try_emplace(position);
   if (fresh) it->second.assign(rows_.size(), 0.0);
