@@ -11,7 +11,8 @@
 # Environment: PECHECK_JOBS (default 2) build/test parallelism; PECHECK_STAGES (default
 # "release sanitize fuzz") to run a subset locally; PECHECK_FUZZ_SECONDS (default 60) the
 # fuzzing time over all targets together; PECHECK_KEEP_ISOLATED=1 keeps the release stage's
-# copy (it is kept anyway when the stage fails, and its path printed).
+# copy (it is kept anyway when the stage fails, and its path printed; otherwise it is removed
+# when the script exits, after the fuzz stage has used its libpecheck_simd.so).
 #
 # Why the release stage runs in a copy (issue 12): a fresh clone has nothing beside it, so a
 # test that reads a sibling folder or a machine path passes in a developer's tree and fails for
@@ -28,6 +29,7 @@ STAGES=${PECHECK_STAGES:-"release sanitize fuzz"}
 FUZZ_SECONDS=${PECHECK_FUZZ_SECONDS:-60}
 T0=$SECONDS
 declare -a SUMMARY=()
+RELEASE_SIMD_LIB=
 
 stage_done() { SUMMARY+=("$1: $(( SECONDS - $2 )) s"); echo "== test.sh: stage $1 took $(( SECONDS - $2 )) s"; }
 
@@ -63,11 +65,12 @@ if has_stage release; then
     echo "== test.sh: release stage FAILED; the isolated copy is kept: $ISOLATED/pecheck" >&2
     exit 1
   fi
-  trap - EXIT
+  # The fuzz stage's fuzz_simd_abi loads this GCC-built pecheck_simd; the copy is removed when
+  # the script exits.
+  RELEASE_SIMD_LIB=$ISOLATED/pecheck/build/src/kernels/simd/libpecheck_simd.so
   if [ "${PECHECK_KEEP_ISOLATED:-0}" = 1 ]; then
+    trap - EXIT
     echo "== test.sh: isolated copy kept: $ISOLATED/pecheck"
-  else
-    rm -rf "$ISOLATED"
   fi
   stage_done release "$t"
 fi
@@ -84,7 +87,8 @@ if has_stage fuzz; then
   t=$SECONDS
   cmake --preset fuzz
   cmake --build --preset fuzz -j"$JOBS" --target fuzzers
-  bash fuzz/run.sh build-fuzz/fuzz "$FUZZ_SECONDS"
+  # pecheck_simd from this run's release stage; without one, fuzz/run.sh looks in build/.
+  PECHECK_SIMD_LIB=${PECHECK_SIMD_LIB:-${RELEASE_SIMD_LIB:-}} bash fuzz/run.sh build-fuzz/fuzz "$FUZZ_SECONDS"
   stage_done fuzz "$t"
 fi
 
