@@ -284,34 +284,27 @@ void validate_entry(const CorpusEntry& e) {
   }
 }
 
+namespace {
+template <class Case>
+std::string requirement_of(const CorpusEntry& e) {
+  Case c;
+  case_from_entry(e, c);
+  return invalid_requirement(c);
+}
+}  // namespace
+
 // Corpus files written before the rejection requirements were split (check "<scheme>.reject")
 // name the requirement check their case breaks: "<scheme>.reject.<requirement>".
 std::string current_check_name(const CorpusEntry& e) {
   const auto dot = e.check.find('.');
   if (dot == std::string::npos || e.check.substr(dot) != ".reject") return e.check;
   const std::string s = e.check.substr(0, dot);
-  std::string req;
-  if (s == "rope") {
-    RopeCase c;
-    case_from_entry(e, c);
-    req = invalid_requirement(c);
-  } else if (s == "alibi") {
-    AlibiCase c;
-    case_from_entry(e, c);
-    req = invalid_requirement(c);
-  } else if (s == "t5") {
-    T5Case c;
-    case_from_entry(e, c);
-    req = invalid_requirement(c);
-  } else if (s == "sinusoidal") {
-    SinusoidalCase c;
-    case_from_entry(e, c);
-    req = invalid_requirement(c);
-  } else if (s == "learned") {
-    LearnedCase c;
-    case_from_entry(e, c);
-    req = invalid_requirement(c);
-  }
+  const std::string req = s == "rope"         ? requirement_of<RopeCase>(e)
+                          : s == "alibi"      ? requirement_of<AlibiCase>(e)
+                          : s == "t5"         ? requirement_of<T5Case>(e)
+                          : s == "sinusoidal" ? requirement_of<SinusoidalCase>(e)
+                          : s == "learned"    ? requirement_of<LearnedCase>(e)
+                                              : std::string();
   if (req.empty()) throw UsageError("corpus file " + e.source + ": check " + e.check + " holds a valid call");
   return s + ".reject." + req;
 }

@@ -143,6 +143,14 @@ TEST(CorpusFormat, ReplayNeedsAConsistentCall) {
   EXPECT_THROW(validate_entry(bad_pos), pecheck::UsageError);  // invalid, but rope.oracle takes valid calls
   bad_pos.check = "rope.reject";
   EXPECT_NO_THROW(validate_entry(bad_pos));  // a rejection case may break the domain
+  // A pre-split rejection entry replays under the check of the rule it breaks (ABI-GEN-8).
+  EXPECT_EQ(current_check_name(bad_pos), "rope.reject.positions");
+  bad_pos.check = "rope.reject.positions";
+  EXPECT_NO_THROW(validate_entry(bad_pos));
+  EXPECT_EQ(current_check_name(bad_pos), "rope.reject.positions");
+  CorpusEntry valid_reject = e;
+  valid_reject.check = "rope.reject";
+  EXPECT_THROW(current_check_name(valid_reject), pecheck::UsageError);  // a valid call is no rejection case
   CorpusEntry huge = e;
   huge.args[0].value = std::int64_t{1} << 40;
   EXPECT_THROW(validate_entry(huge), pecheck::UsageError);
