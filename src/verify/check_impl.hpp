@@ -24,8 +24,44 @@ inline bool same_failure_class(const std::string& a, const std::string& b) {
 // failure class), start over; stop when no candidate fails, after `max_evals` evaluations or
 // at the run's time cap (then *cut is set: a cap never extends a run, README "What the seed
 // controls"). A candidate whose call the cap stopped (kind "cut") is not taken.
+//
+// A hang costs one call timeout per candidate that still hangs, so hang candidates run under a
+// shorter limit (kHangProbeSeconds, at most the configured one); the shrunk case is then
+// confirmed under the configured limit; when it does not hang there, shrinking starts over from
+// the original case under the configured limit. The reported hang is therefore always one that
+// hangs under the user's limit.
+inline constexpr double kHangProbeSeconds = 0.25;
+
+template <class Case>
+std::int64_t shrink_greedy(Ctx& ctx, const CheckDef<Case>& def, Case& best, Failure& fail, bool* cut);
+
 template <class Case>
 std::int64_t shrink(Ctx& ctx, const CheckDef<Case>& def, Case& best, Failure& fail, bool* cut) {
+  const double limit = ctx.ex.config().call_timeout_s;
+  if (fail.kind != "hang" || limit <= kHangProbeSeconds) return shrink_greedy(ctx, def, best, fail, cut);
+  const Case original = best;
+  const Failure original_fail = fail;
+  ctx.ex.set_call_timeout(kHangProbeSeconds);
+  std::int64_t steps = shrink_greedy(ctx, def, best, fail, cut);
+  ctx.ex.set_call_timeout(limit);
+  if (steps == 0) return 0;
+  const bool was = ctx.record;
+  ctx.record = false;
+  auto g = ctx.ex.past_cap() ? std::nullopt : def.evaluate(ctx, best);
+  ctx.record = was;
+  if (g && g->kind == "hang" && g->clause == original_fail.clause) {
+    fail = std::move(*g);
+    return steps;
+  }
+  // The shrunk case finished under the full limit (slow, not hung): shrink again from the
+  // original case with the configured limit, as if no probe had been tried.
+  best = original;
+  fail = original_fail;
+  return shrink_greedy(ctx, def, best, fail, cut);
+}
+
+template <class Case>
+std::int64_t shrink_greedy(Ctx& ctx, const CheckDef<Case>& def, Case& best, Failure& fail, bool* cut) {
   constexpr std::int64_t kMaxEvals = 2000;
   std::int64_t evals = 0, steps = 0;
   const bool was = ctx.record;

@@ -79,6 +79,9 @@ class Executor {
   // for after it does not start and returns Kind::Cut, so no call ends later than the cap plus
   // one call timeout.
   void set_cap(double deadline_s) { cap_ = deadline_s; }
+  // The per-call limit (forked mode). Shrinking a hang lowers it for its candidates only and
+  // confirms the shrunk case under the configured limit (verify/check_impl.hpp).
+  void set_call_timeout(double s) { cfg_.call_timeout_s = s; }
   bool past_cap() const;
 
   // How many times the library was loaded (the fork server started) in this Executor.

@@ -1,6 +1,7 @@
 #include "test_kernels.hpp"
 
 #include <csignal>
+#include <unistd.h>
 #include <cmath>
 #include <limits>
 #include <cstdio>
@@ -54,6 +55,9 @@ int rope(const pec_rope_args* a, const float* x, float* y) {
   if (g_bug == Bug::AbortFrom2Heads && a->n_heads >= 2) std::abort();
   if (g_bug == Bug::HangFrom2Heads && a->n_heads >= 2)
     for (;;) asm volatile("" ::: "memory");  // spins without being optimised away
+  if (g_bug == Bug::SlowThenHang && a->n_heads >= 3)
+    for (;;) asm volatile("" ::: "memory");
+  if (g_bug == Bug::SlowThenHang && a->n_heads == 2) usleep(400000);
   if (g_bug == Bug::NoValidation && !valid) return 0;  // accepts, writes nothing
   const std::int64_t D = a->head_dim, R = a->rotary_dim, H = a->n_heads;
   const std::int64_t n = a->n_tokens * H * D;

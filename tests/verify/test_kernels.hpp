@@ -33,6 +33,7 @@ enum class Bug {
   T5LowerOnTies,        // T5: where the log formula is an exact integer, gives the bucket below
   WriteBeforeStart,     // T5: writes bias[-3] when n_q >= 2
   AlibiFinfoMinMask,    // ALiBi causal: masks with -FLT_MAX (HF's finfo.min) instead of -inf
+  SlowThenHang,         // RoPE: sleeps 0.4 s for 2 heads (within the 1 s limit), spins from 3 heads
 };
 
 extern Bug g_bug;

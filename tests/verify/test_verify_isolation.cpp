@@ -45,6 +45,21 @@ TEST(VerifyIsolation, HangIsKilledAndReported) {
   EXPECT_NE(c.counterexample->message.find("did not return"), std::string::npos);
 }
 
+// Clause: ABI-GEN-7
+// Hang candidates are shrunk under a shorter probe limit; the reported case must hang under the
+// configured 1 s limit: a kernel that takes 0.4 s for 2 heads and hangs from 3 shrinks to 3
+// heads, not to 2 (which only the probe would have called a hang).
+TEST(VerifyIsolation, ShrunkHangIsConfirmedUnderTheConfiguredLimit) {
+  auto o = vt::options({"rope.determinism"});
+  o.call_timeout_seconds = 1.0;  // the 0.4 s calls finish under it, not under the 0.25 s probe
+  const auto r = vt::run_with(Bug::SlowThenHang, o);
+  const auto& c = vt::check(r, "rope.determinism");
+  ASSERT_EQ(c.status, CheckStatus::Fail) << c.reason;
+  EXPECT_EQ(c.counterexample->kind, "hang");
+  EXPECT_EQ(vt::int_arg(*c.counterexample, "n_heads"), 3);
+  EXPECT_NE(c.counterexample->message.find("within 1 s"), std::string::npos) << c.counterexample->message;
+}
+
 // Clause: ABI-GEN-4
 TEST(VerifyIsolation, WriteAfterTheOutputHitsTheGuardZone) {
   const auto r = vt::run_with(Bug::WritePastEnd, vt::options({"rope.bounds"}));
