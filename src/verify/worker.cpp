@@ -370,42 +370,23 @@ bool Executor::handshake(int fd, pid_t pid, std::string* error, LibraryInfo* inf
 
 bool Executor::start_server(std::string* error, LibraryInfo* info) {
   stop_server();
-  int sv[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-    *error = std::string("socketpair: ") + std::strerror(errno);
-    return false;
-  }
-  std::fflush(nullptr);
-  const pid_t pid = fork();
-  if (pid < 0) {
-    close(sv[0]);
-    close(sv[1]);
-    *error = std::string("fork: ") + std::strerror(errno);
-    return false;
-  }
-  if (pid == 0) {
-    close(sv[0]);
-    server_main(sv[1], path_);
-  }
-  close(sv[1]);
-  if (!handshake(sv[0], pid, error, info)) {
-    close(sv[0]);
-    return false;
-  }
+  int fd = -1;
+  const pid_t pid = fork_child([this](int child_fd) { server_main(child_fd, path_); }, error, info, &fd);
+  if (pid < 0) return false;
   server_pid_ = pid;
-  server_fd_ = sv[0];
+  server_fd_ = fd;
   ++loads_;
   return true;
 }
 
 bool Executor::spawn(std::string* error, LibraryInfo* info) {
   if (via_server() && server_pid_ < 0 && !start_server(error, info)) return false;
-  int sv[2];
-  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
-    *error = std::string("socketpair: ") + std::strerror(errno);
-    return false;
-  }
   if (via_server()) {
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+      *error = std::string("socketpair: ") + std::strerror(errno);
+      return false;
+    }
     const ServerCmd cmd{kOpFork, 0};
     std::int32_t pid = -1;
     const bool sent = send_with_fd(server_fd_, &cmd, sizeof cmd, sv[1]);
@@ -420,26 +401,43 @@ bool Executor::spawn(std::string* error, LibraryInfo* info) {
     fd_ = sv[0];
     return true;
   }
+  int fd = -1;
+  const pid_t pid = fork_child([this](int child_fd) { table_worker_main(child_fd, table_); }, error, info, &fd);
+  if (pid < 0) return false;
+  pid_ = pid;
+  fd_ = fd;
+  return true;
+}
+
+// Forks a process that runs `child_main` on its end of a fresh socket pair (it never returns)
+// and waits for its hello; returns the child's pid and our end in *fd, or -1 with *error set.
+template <class ChildMain>
+pid_t Executor::fork_child(ChildMain child_main, std::string* error, LibraryInfo* info, int* fd) {
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+    *error = std::string("socketpair: ") + std::strerror(errno);
+    return -1;
+  }
   std::fflush(nullptr);
   const pid_t pid = fork();
   if (pid < 0) {
     close(sv[0]);
     close(sv[1]);
     *error = std::string("fork: ") + std::strerror(errno);
-    return false;
+    return -1;
   }
   if (pid == 0) {
     close(sv[0]);
-    table_worker_main(sv[1], table_);
+    child_main(sv[1]);  // never returns
+    _exit(127);
   }
   close(sv[1]);
   if (!handshake(sv[0], pid, error, info)) {
     close(sv[0]);
-    return false;
+    return -1;
   }
-  pid_ = pid;
-  fd_ = sv[0];
-  return true;
+  *fd = sv[0];
+  return pid;
 }
 
 LibraryInfo Executor::probe() {

@@ -92,6 +92,8 @@ class Executor {
   bool spawn(std::string* error, LibraryInfo* info);
   bool start_server(std::string* error, LibraryInfo* info);
   bool handshake(int fd, pid_t pid, std::string* error, LibraryInfo* info);
+  template <class ChildMain>
+  pid_t fork_child(ChildMain child_main, std::string* error, LibraryInfo* info, int* fd);
   void stop_server();
   int reap_worker();  // raw wait status of pid_, or -1 when it could not be collected
   void kill_worker();
