@@ -257,9 +257,10 @@ VerifyResult verify_library(const std::string& path, const VerifyOptions& option
   if (info.mask == 0) {
     throw UsageError("kernel library " + path + " exports no pec_* function (ABI-GEN-1; see spec/pecheck_kernel.h)");
   }
-  if (info.has_abi_version && info.abi_version != PEC_ABI_VERSION) {
+  // Version 2 is a superset of version 1 (spec/abi.md ABI-GEN-1): both are accepted.
+  if (info.has_abi_version && (info.abi_version < 1 || info.abi_version > PEC_ABI_VERSION)) {
     throw UsageError("kernel library " + path + " reports ABI version " + std::to_string(info.abi_version) +
-                     "; this pecheck speaks version " + std::to_string(PEC_ABI_VERSION));
+                     "; this pecheck speaks versions 1 to " + std::to_string(PEC_ABI_VERSION));
   }
   VerifyOptions o = options;
   if (o.kernel_label.empty()) o.kernel_label = path;
