@@ -131,6 +131,11 @@ report::CheckResult CorpusReplay::run(const AnyCheck& c, Ctx& ctx) {
   return r;
 }
 
+void CorpusReplay::absorb(const Tally& t) {
+  replayed_ += t.replayed, failed_ += t.failed, fixed_ += t.fixed, stored_ += t.stored;
+  notes_.insert(notes_.end(), t.notes.begin(), t.notes.end());
+}
+
 void CorpusReplay::finish(report::VerifyResult& res) const {
   if (count_ == 0 && o_.corpus_dir.empty()) return;
   res.notes.push_back("corpus: replayed " + std::to_string(replayed_) + " of " + std::to_string(count_) +

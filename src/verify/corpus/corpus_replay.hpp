@@ -28,6 +28,17 @@ class CorpusReplay {
 
   std::size_t size() const { return count_; }
 
+  // What this replay did, for a run split into parallel lanes (verify/engine.cpp): each lane
+  // replays its own checks in a copy of the object and the parent adds the lanes' tallies in
+  // catalogue order, so finish() says what one sequential run would have said.
+  struct Tally {
+    std::size_t replayed = 0, failed = 0, fixed = 0, stored = 0;
+    std::vector<std::string> notes;
+  };
+  Tally tally() const { return {replayed_, failed_, fixed_, stored_, notes_}; }
+  void absorb(const Tally& t);
+  void clear_tally() { replayed_ = failed_ = fixed_ = stored_ = 0, notes_.clear(); }
+
  private:
   const VerifyOptions& o_;
   std::map<std::string, std::vector<CorpusEntry>> by_check_;

@@ -55,11 +55,20 @@ Arena::Arena(std::size_t capacity_bytes) : capacity_(capacity_bytes) {
   void* p = mmap(nullptr, capacity_, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS | MAP_NORESERVE,
                  -1, 0);
   if (p == MAP_FAILED) throw std::runtime_error("cannot map the shared call arena");
-  base_ = static_cast<unsigned char*>(p);
+  base_ = map_base_ = static_cast<unsigned char*>(p);
+  map_bytes_ = capacity_;
 }
 
 Arena::~Arena() {
-  if (base_) munmap(base_, capacity_);
+  if (map_base_) munmap(map_base_, map_bytes_);
+}
+
+void Arena::narrow(std::size_t slice, std::size_t slices) {
+  if (slices <= 1) return;
+  const std::size_t part = (map_bytes_ / slices) & ~std::size_t{4095};
+  base_ = map_base_ + slice * part;
+  capacity_ = part;
+  used_ = 0;
 }
 
 void* Arena::allocate(std::size_t bytes, std::size_t align) {

@@ -46,6 +46,9 @@ class Arena {
   Arena& operator=(const Arena&) = delete;
 
   void reset() { used_ = 0; }
+  // Restricts this Arena (in a forked lane process) to part `slice` of `slices` equal parts of
+  // its mapping; the mapping stays whole and shared. Only call before allocating.
+  void narrow(std::size_t slice, std::size_t slices);
   std::size_t capacity() const { return capacity_; }
 
   // Raw storage, `align`-byte aligned (a power of two; 64 by default, 4 packs a float buffer
@@ -71,6 +74,8 @@ class Arena {
  private:
   unsigned char* base_ = nullptr;
   std::size_t capacity_ = 0;
+  unsigned char* map_base_ = nullptr;  // the whole mapping (unmapped by the owner)
+  std::size_t map_bytes_ = 0;
   std::size_t used_ = 0;
 };
 

@@ -17,6 +17,7 @@
 #include <algorithm>
 #include <cstring>
 #include <string.h>
+#include <vector>
 
 #include "core/error.hpp"
 
@@ -170,11 +171,14 @@ HelloMsg hello_of(const KernelTable& table) {
 // int32). Fork: the worker's end of a fresh socketpair travels with the command (SCM_RIGHTS);
 // the answer is the worker's pid or -1. Wait: the answer is the raw waitpid status of that
 // worker (the server is its parent, so only it can reap it).
+// Channel: the passed descriptor becomes one more control socket of the server, served like the
+// first (answer 0), so that parallel check lanes (Executor::become_lane) each talk to the one
+// server over their own socket; the server exits when its last control socket closes.
 struct ServerCmd {
-  std::int32_t op;  // 1 fork, 2 wait
+  std::int32_t op;  // 1 fork, 2 wait, 3 channel
   std::int32_t pid;
 };
-constexpr std::int32_t kOpFork = 1, kOpWait = 2;
+constexpr std::int32_t kOpFork = 1, kOpWait = 2, kOpChannel = 3;
 
 bool send_with_fd(int sock, const void* buf, std::size_t n, int fd) {
   iovec iov{const_cast<void*>(buf), n};
@@ -234,30 +238,54 @@ bool recv_cmd(int sock, ServerCmd* cmd, int* fd) {
   const KernelTable table = resolve(h);
   hello = hello_of(table);
   if (!write_full(ctl, &hello, sizeof hello)) _exit(0);
+  std::vector<int> ctls{ctl};
   for (;;) {
-    ServerCmd cmd{};
-    int fd = -1;
-    if (!recv_cmd(ctl, &cmd, &fd)) _exit(0);
-    std::int32_t answer = -1;
-    if (cmd.op == kOpFork && fd >= 0) {
-      std::fflush(nullptr);
-      const pid_t pid = fork();
-      if (pid == 0) {
-        close(ctl);
-        prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with the server
-        serve_calls(fd, table);
-      }
-      answer = pid;
-    } else if (cmd.op == kOpWait) {
-      int st = 0;
-      pid_t w;
-      do {
-        w = waitpid(cmd.pid, &st, 0);
-      } while (w < 0 && errno == EINTR);
-      answer = w < 0 ? -1 : st;
+    std::vector<pollfd> pfds;
+    for (int c : ctls) pfds.push_back({c, POLLIN, 0});
+    if (poll(pfds.data(), pfds.size(), -1) < 0) {
+      if (errno == EINTR) continue;
+      _exit(0);
     }
-    if (fd >= 0) close(fd);
-    if (!write_full(ctl, &answer, sizeof answer)) _exit(0);
+    std::vector<int> closed;
+    for (const pollfd& p : pfds) {
+      if (!(p.revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      const int c = p.fd;
+      ServerCmd cmd{};
+      int fd = -1;
+      if (!recv_cmd(c, &cmd, &fd)) {
+        closed.push_back(c);
+        continue;
+      }
+      std::int32_t answer = -1;
+      if (cmd.op == kOpFork && fd >= 0) {
+        std::fflush(nullptr);
+        const pid_t pid = fork();
+        if (pid == 0) {
+          for (int o : ctls) close(o);
+          prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with the server
+          serve_calls(fd, table);
+        }
+        answer = pid;
+      } else if (cmd.op == kOpWait) {
+        int st = 0;
+        pid_t w;
+        do {
+          w = waitpid(cmd.pid, &st, 0);
+        } while (w < 0 && errno == EINTR);
+        answer = w < 0 ? -1 : st;
+      } else if (cmd.op == kOpChannel && fd >= 0) {
+        ctls.push_back(fd);  // kept open: it is a control socket now
+        fd = -1;
+        answer = 0;
+      }
+      if (fd >= 0) close(fd);
+      if (!write_full(c, &answer, sizeof answer)) closed.push_back(c);
+    }
+    for (int c : closed) {
+      close(c);
+      std::erase(ctls, c);
+    }
+    if (ctls.empty()) _exit(0);
   }
 }
 
@@ -292,6 +320,11 @@ Executor::~Executor() {
 void Executor::stop_server() {
   if (server_fd_ >= 0) close(server_fd_);  // the server exits on EOF; SIGKILL in case it is stuck
   server_fd_ = -1;
+  if (server_pid_ > 0 && !owns_server_) {  // a lane's server belongs to its parent: just let go
+    server_pid_ = -1;
+    owns_server_ = true;  // a server this lane starts later is its own
+    return;
+  }
   if (server_pid_ > 0) {
     kill(server_pid_, SIGKILL);
     int st = 0;
@@ -329,6 +362,37 @@ void Executor::kill_worker() {
 }
 
 void Executor::recycle() { kill_worker(); }
+
+int Executor::open_channel() {
+  kill_worker();
+  if (!via_server() || server_fd_ < 0) return -1;
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return -1;
+  const ServerCmd cmd{kOpChannel, 0};
+  std::int32_t answer = -1;
+  const bool sent = send_with_fd(server_fd_, &cmd, sizeof cmd, sv[1]);
+  close(sv[1]);
+  if (!sent || read_full(server_fd_, &answer, sizeof answer, cfg_.load_timeout_s) != Io::Ok || answer != 0) {
+    close(sv[0]);
+    return -1;
+  }
+  return sv[0];
+}
+
+void Executor::become_lane(int channel_fd, std::size_t slice, std::size_t slices) {
+  // This process is a fork of the one that owns the server: forget its worker (it has none:
+  // open_channel ended it) and its server connection without touching them, and talk to the
+  // same server over the lane's own channel. Without a channel (table mode, or a server that
+  // could not open one) the lane forks its own workers or starts its own server.
+  pid_ = -1;
+  fd_ = -1;
+  if (server_fd_ >= 0) close(server_fd_);
+  server_fd_ = channel_fd;
+  if (channel_fd < 0) server_pid_ = -1;
+  owns_server_ = false;
+  loads_ = 0;  // loads() counts this lane's own (none while the channel works)
+  arena_.narrow(slice, slices);
+}
 
 bool Executor::past_cap() const {
   return cap_ > 0 && std::chrono::duration<double>(Clock::now().time_since_epoch()).count() > cap_;

@@ -87,6 +87,14 @@ class Executor {
   // How many times the library was loaded (the fork server started) in this Executor.
   int loads() const { return loads_; }
 
+  // Parallel check lanes (verify/engine.cpp): open_channel(), in the process that owns the fork
+  // server, returns a new control socket to that same server (-1 without one); become_lane(),
+  // in a forked copy of that process, makes this Executor use that channel and slice `slice` of
+  // `slices` equal parts of the arena, so that lanes share one loaded library (its constructors
+  // still run once) and never each other's memory.
+  int open_channel();
+  void become_lane(int channel_fd, std::size_t slice, std::size_t slices);
+
  private:
   bool via_server() const { return library_mode_ && cfg_.fork; }
   bool spawn(std::string* error, LibraryInfo* info);
@@ -107,6 +115,7 @@ class Executor {
   int fd_ = -1;
   pid_t server_pid_ = -1;
   int server_fd_ = -1;
+  bool owns_server_ = true;  // false in a lane: the server is its parent's
   double cap_ = 0;
   int loads_ = 0;
 };
