@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <span>
 
 #include "classify/generators.hpp"
@@ -12,6 +13,7 @@
 #include "oracle/budget.hpp"
 #include "reference/tolerance.hpp"
 #include "verify/gen/domain.hpp"
+#include "verify/isolation/storage.hpp"
 #include "verify/isolation/worker.hpp"
 
 namespace pecheck::classify {
@@ -148,6 +150,99 @@ Subject rope_subject(const std::shared_ptr<State>& st) {
     };
     in.score = scorer(content);
     in.score_other_content = scorer(other);
+    return in;
+  };
+  return s;
+}
+
+// ---- RoPE on query and key together (version 2): <q_out(m), k_out(n)> from one call -----------
+//
+// Two tokens at positions (m, n), one query head and one key head (the same head_dim), contiguous
+// views; the score pairs token 0's query with token 1's key. The tolerance carries each lane's
+// element bound (the RoPE class of the storage type, output rounding included) through the dot
+// product: |ds| <= sum_i 2 (Mq_i ek_i + Mk_i eq_i + eq_i ek_i) over the rotated pairs i, where M is
+// the pair's input magnitude |a| + |b| (a bound on either rotated lane) and e its element bound;
+// pass-through lanes are exact copies and the sum is formed in double.
+
+Subject rope_qk_subject(const std::shared_ptr<State>& st, verifier::Storage sto) {
+  Subject s;
+  s.name = "kernel:" + std::string(verifier::symbol(verifier::fn_of(verifier::Family::RopeQk, sto)));
+  s.family = "rope";
+  s.max_position = verifier::max_position_for(st->domain, "rope", st->opt.max_position) + 1;
+  s.instance = [st, sto](std::uint64_t seed) {
+    Rng r(seed);
+    const verifier::Domain& dom = st->domain;
+    pec_rope_qk_args args{};
+    args.n_tokens = 2;
+    args.n_q_heads = args.n_kv_heads = 1;
+    args.head_dim = pick(r, dom.rope_head_dims, 2, 128, true);
+    args.rotary_dim = dom.rope_full_rotary || r.coin(2) ? args.head_dim : 2 * r.range(1, args.head_dim / 2);
+    args.layout = dom.rope_layouts.empty() ? static_cast<std::int32_t>(r.range(0, 1)) : dom.rope_layouts[0];
+    args.theta_base = r.coin(2) ? 10000.0 : 500000.0;
+    args.position_scale = 1.0;
+    args.attn_factor = 1.0;
+    args.inv_freq = nullptr;
+    args.q = args.k = args.q_out = args.k_out = pec_strides{args.head_dim, args.head_dim};
+    const std::size_t D = static_cast<std::size_t>(args.head_dim);
+    auto make = [&r, D, sto]() {
+      std::vector<float> v(2 * D);
+      for (auto& e : v) e = verifier::round_to_storage(r.uniform(-1, 1), sto);
+      return v;
+    };
+    auto q1 = std::make_shared<std::vector<float>>(make()), k1 = std::make_shared<std::vector<float>>(make());
+    auto q2 = std::make_shared<std::vector<float>>(make()), k2 = std::make_shared<std::vector<float>>(make());
+    const oracle::Format fmt = sto == verifier::Storage::F32    ? oracle::Format::F32
+                               : sto == verifier::Storage::BF16 ? oracle::Format::BF16
+                                                                : oracle::Format::F16;
+    const oracle::Budget* row = &oracle::budget("rope", fmt, st->opt.rope_class);
+    Instance in;
+    in.config = fmt::format("head_dim={} rotary_dim={} layout={} theta_base={} storage={} (q, k in [-1, 1])",
+                            args.head_dim, args.rotary_dim, args.layout == 0 ? "neox" : "gptj", args.theta_base,
+                            verifier::storage_name(sto));
+    auto scorer = [st, args, row, sto, D](std::shared_ptr<std::vector<float>> q, std::shared_ptr<std::vector<float>> k) {
+      return [st, args, row, sto, D, q, k](std::int64_t m, std::int64_t n) {
+        const Fn fn = verifier::fn_of(verifier::Family::RopeQk, sto);
+        verifier::Arena& a = st->ex.arena();
+        a.reset();
+        const std::size_t bytes = verifier::storage_bytes(sto);
+        const std::int64_t pos[2] = {m, n};
+        pec_rope_qk_args ar = args;
+        ar.positions = a.copy(std::span<const std::int64_t>(pos, 2));
+        const auto qe = verifier::encode(*q, sto), ke = verifier::encode(*k, sto);
+        void* qp = a.allocate(qe.size());
+        void* kp = a.allocate(ke.size());
+        std::memcpy(qp, qe.data(), qe.size());
+        std::memcpy(kp, ke.data(), ke.size());
+        void* qo = a.allocate(2 * D * bytes);
+        void* ko = a.allocate(2 * D * bytes);
+        const auto* ap = a.put(ar);
+        const verifier::CallOutcome o = st->ex.call(fn, ap, qp, qo, kp, ko);
+        if (!o.ok()) call_failed(fn, o);
+        auto elem = [bytes, sto](const void* base, std::size_t i) {
+          std::uint32_t b = 0;
+          std::memcpy(&b, static_cast<const unsigned char*>(base) + i * bytes, bytes);
+          return static_cast<double>(verifier::from_storage(b, sto));
+        };
+        double v = 0;
+        for (std::size_t l = 0; l < D; ++l) v += elem(qo, l) * elem(ko, D + l);
+        const std::int64_t half = args.rotary_dim / 2;
+        double bound = 0;
+        for (std::int64_t i = 0; i < half; ++i) {
+          const std::size_t ia = static_cast<std::size_t>(args.layout == 0 ? i : 2 * i);
+          const std::size_t ib = static_cast<std::size_t>(args.layout == 0 ? i + half : 2 * i + 1);
+          const double f = std::pow(args.theta_base, -2.0 * static_cast<double>(i) / static_cast<double>(args.rotary_dim));
+          const double L = std::fabs(std::log(f));
+          const double mq = std::fabs((*q)[ia]) + std::fabs((*q)[ib]);
+          const double mk = std::fabs((*k)[D + ia]) + std::fabs((*k)[D + ib]);
+          const double eq = row->bound({mq, static_cast<double>(m) * f, static_cast<double>(i), L});
+          const double ek = row->bound({mk, static_cast<double>(n) * f, static_cast<double>(i), L});
+          bound += 2.0 * (mq * ek + mk * eq + eq * ek);
+        }
+        return Score{v, magnitude_for(bound)};
+      };
+    };
+    in.score = scorer(q1, k1);
+    in.score_other_content = scorer(q2, k2);
     return in;
   };
   return s;
@@ -385,6 +480,11 @@ KernelSubjects::KernelSubjects(const std::string& library_path, const KernelSubj
         break;
       case Fn::Sinusoidal: subjects_.push_back(sinusoidal_subject(state_)); break;
       case Fn::Learned: subjects_.push_back(learned_subject(state_)); break;
+      case Fn::RopeQkF32:
+      case Fn::RopeQkBf16:
+      case Fn::RopeQkF16:
+        subjects_.push_back(rope_qk_subject(state_, verifier::storage(fn)));
+        break;
       default: not_measured_.push_back(std::string(verifier::symbol(fn))); break;
     }
   }

@@ -109,6 +109,20 @@ TEST(ClassifyKernel, LongRopeKernelIsPositionDependentAcrossItsSwitch) {
   expect_switch_witness(plugin("rope_longrope_switch"), 4096, true);
 }
 
+// Clause: CLASSIFY-5 ROPE-ATTN-1
+TEST(ClassifyKernel, TemperatureScaledQueryIsPositionDependentAcrossItsBlocks) {
+  const auto c = classify_kernel(plugin("rope_qk_temperature"));
+  ASSERT_EQ(c.proc.exit_code, 0) << c.proc.err;
+  const auto& e = encoding(c, "kernel:pec_rope_qk_f32");
+  EXPECT_EQ(e.at("depends_on"), "positions") << e.dump();
+  ASSERT_FALSE(e.at("witness").is_null());
+  const auto& w = e.at("witness");
+  // The scale is a step function of the query position's 8192-block ((p + 1) / 8192): the two
+  // queries of the witness sit in different blocks.
+  EXPECT_NE((w.at("first").at("m").get<std::int64_t>() + 1) / 8192, (w.at("second").at("m").get<std::int64_t>() + 1) / 8192)
+      << w.dump();
+}
+
 // Clause: CLASSIFY-5 PREC-SOFTMAX-1
 TEST(ClassifyKernel, BloomKeyOnlyAlibiIsPositionDependentButSoftmaxInvariant) {
   const auto c = classify_kernel(example_lib("alibi_bloom_key_only"));
