@@ -2,6 +2,10 @@
 // float32 ones, and batch invariance (ABI-BATCH-1), on the in-process kernels of test_kernels.cpp.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <filesystem>
+
 #include "oracle/budget.hpp"
 #include "verify/checks/accuracy.hpp"
 #include "verify_test_util.hpp"
@@ -182,6 +186,41 @@ TEST(Verify16, VersionOneLibrariesAreNotShownTheVersionTwoFunctions) {
   EXPECT_TRUE(r.missing.empty());
   for (const auto& c : r.checks) EXPECT_NE(c.function.find("f32"), std::string::npos) << c.name;
   EXPECT_EQ(r.find("rope.bf16.oracle"), nullptr);
+}
+
+}  // namespace
+
+namespace {
+
+// Clause: ABI-STORE-2 (a 16-bit counterexample is stored under its check and function, and
+// replays as a case of that function: its inputs are values of the format)
+TEST(Verify16, SixteenBitCounterexamplesAreStoredAndReplayed) {
+  namespace fs = std::filesystem;
+  const fs::path dir = fs::temp_directory_path() / ("pecheck_v16_corpus_" + std::to_string(::getpid()));
+  fs::remove_all(dir);
+  auto o = vt::options({"rope.bf16.oracle", "alibi.f16.oracle"}, 0.3);
+  o.corpus_dir = dir.string();
+  const auto first = [&] {
+    testk::g_bug = Bug::AngleIn16Bit;
+    auto r = pecheck::verify(testk::all16(), o);
+    testk::g_bug = Bug::None;
+    return r;
+  }();
+  ASSERT_EQ(vt::check(first, "rope.bf16.oracle").status, CheckStatus::Fail);
+  std::size_t files = 0;
+  for (const auto& e : fs::directory_iterator(dir)) files += e.is_regular_file();
+  EXPECT_GE(files, 1u);
+  testk::g_bug = Bug::AngleIn16Bit;
+  const auto again = pecheck::verify(testk::all16(), o);
+  testk::g_bug = Bug::None;
+  const auto& c = vt::check(again, "rope.bf16.oracle");
+  ASSERT_EQ(c.status, CheckStatus::Fail);
+  EXPECT_NE(c.reason.find("stored counterexample fails again"), std::string::npos) << c.reason;
+  EXPECT_EQ(c.counterexample->function, "pec_rope_bf16");
+  // The fixed kernel passes the stored case (and the ALiBi check, which stored nothing).
+  const auto fixed = pecheck::verify(testk::all16(), o);
+  EXPECT_TRUE(fixed.passed()) << failures(fixed);
+  fs::remove_all(dir);
 }
 
 }  // namespace
