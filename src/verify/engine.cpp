@@ -29,13 +29,17 @@ namespace {
 
 using namespace verifier;
 
+// The version 1 families in float32 (the version 1 order), then their bf16 and f16 variants
+// (ABI-STORE-2), each through the same check code with the function as a parameter.
 std::vector<AnyCheck> catalogue() {
   std::vector<AnyCheck> all;
-  add_rope_checks(all);
-  add_alibi_checks(all);
-  add_t5_checks(all);
-  add_sinusoidal_checks(all);
-  add_learned_checks(all);
+  for (Storage st : kAllStorages) {
+    add_rope_checks(all, fn_of(Family::Rope, st));
+    add_alibi_checks(all, fn_of(Family::Alibi, st));
+    add_t5_checks(all, fn_of(Family::T5, st));
+    add_sinusoidal_checks(all, fn_of(Family::Sinusoidal, st));
+    add_learned_checks(all, fn_of(Family::Learned, st));
+  }
   return all;
 }
 
@@ -174,7 +178,7 @@ report::CheckResult run_check(const AnyCheck& c, Executor& ex, const VerifyOptio
     r.reason = "not selected by --only";
     return r;
   }
-  if (domain.rope_full_rotary && c.name == "rope.passthrough") {
+  if (domain.rope_full_rotary && family(c.fn) == Family::Rope && c.name.ends_with(".passthrough")) {
     r.status = report::CheckStatus::Skipped;
     r.reason = "the declared domain (rope.rotary_dim=full) has no pass-through lanes";
     return r;
@@ -390,7 +394,7 @@ VerifyResult run(Executor& ex, const LibraryInfo& info, const VerifyOptions& o, 
   CorpusReplay corpus(o);
   const auto runnable = [&](const AnyCheck& c) {
     return (info.mask & (1u << static_cast<int>(c.fn))) && selected(o, c) &&
-           !(domain.rope_full_rotary && c.name == "rope.passthrough") && strict_allows(o, c);
+           !(domain.rope_full_rotary && family(c.fn) == Family::Rope && c.name.ends_with(".passthrough")) && strict_allows(o, c);
   };
   std::size_t total = 0, done = 0;
   for (const auto& c : checks) total += selected(o, c) && strict_allows(o, c) && (info.mask & fn_bit(c.fn));
