@@ -18,62 +18,12 @@ namespace {
 constexpr std::int64_t kGuard = 64;                      // elements each side
 constexpr std::int64_t kMaxBuilderElements = 1 << 22;    // an invalid builder call gets no more
 
-std::size_t elem_size(std::int32_t dtype) { return dtype == PEC_DTYPE_BF16 || dtype == PEC_DTYPE_F16 ? 2 : 4; }
-
-std::uint16_t f16_bits(float v) {
-  std::uint32_t b;
-  std::memcpy(&b, &v, 4);
-  const std::uint16_t sign = static_cast<std::uint16_t>((b >> 16) & 0x8000u);
-  if (std::isnan(v)) return sign | 0x7e00u;
-  const float a = std::fabs(v);
-  if (std::isinf(a) || a >= 65520.0f) return sign | 0x7c00u;
-  if (a == 0) return sign;
-  // Nearest-even into binary16 (exact for the values of the format the generators give).
-  int e = 0;
-  std::frexp(a, &e);  // a = m 2^e, m in [0.5, 1)
-  const int E = std::max(e - 1, -14);  // binade exponent, subnormals share -14
-  const double q = std::nearbyint(std::ldexp(static_cast<double>(a), 10 - E));  // significand in ulps
-  const std::uint32_t n = static_cast<std::uint32_t>(q);
-  if (E == -14 && n < 1024) return sign | static_cast<std::uint16_t>(n);  // subnormal (or rounded up to 2^-14)
-  std::uint32_t exp = static_cast<std::uint32_t>(E + 15), mant = n - 1024;
-  if (n >= 2048) exp += 1, mant = 0;
-  if (exp >= 31) return sign | 0x7c00u;
-  return sign | static_cast<std::uint16_t>((exp << 10) | mant);
-}
-
-float f16_value(std::uint16_t h) {
-  const float sign = (h & 0x8000u) ? -1.0f : 1.0f;
-  const int exp = (h >> 10) & 0x1f, mant = h & 0x3ff;
-  if (exp == 31) return mant ? std::nanf("") : sign * INFINITY;
-  if (exp == 0) return sign * std::ldexp(static_cast<float>(mant), -24);
-  return sign * std::ldexp(static_cast<float>(mant + 1024), exp - 25);
-}
-
-std::uint32_t to_bits(float v, std::int32_t dtype) {
-  std::uint32_t b;
-  std::memcpy(&b, &v, 4);
-  if (dtype == PEC_DTYPE_BF16) return (b + 0x7fffu + ((b >> 16) & 1u)) >> 16;  // exact for bf16 values
-  if (dtype == PEC_DTYPE_F16) return f16_bits(v);
-  return b;
-}
-
-float from_bits(std::uint32_t bits, std::int32_t dtype) {
-  if (dtype == PEC_DTYPE_BF16) {
-    const std::uint32_t b = bits << 16;
-    float f;
-    std::memcpy(&f, &b, 4);
-    return f;
-  }
-  if (dtype == PEC_DTYPE_F16) return f16_value(static_cast<std::uint16_t>(bits));
-  float f;
-  std::memcpy(&f, &bits, 4);
-  return f;
-}
+std::size_t elem_size(Storage s) { return storage_bytes(s); }
 
 // A buffer of one format in the arena: element i (lo <= i <= hi) at data + i.
 struct Buf {
   unsigned char* data = nullptr;  // element 0 (may lie outside the allocation for lo > 0: never)
-  std::int32_t dtype = PEC_DTYPE_F32;
+  Storage dtype = Storage::F32;
   std::int64_t lo = 0, hi = -1;   // the view's index range (empty when hi < lo)
   std::vector<std::uint32_t> before;  // every element of [lo - guard, hi + guard] after setup
 
@@ -104,7 +54,7 @@ struct Buf {
   std::uint32_t old(std::int64_t i) const { return before[static_cast<std::size_t>(i - first())]; }
 };
 
-Buf allocate(Arena& a, std::int32_t dtype, std::int64_t lo, std::int64_t hi) {
+Buf allocate(Arena& a, Storage dtype, std::int64_t lo, std::int64_t hi) {
   Buf b;
   b.dtype = dtype;
   b.lo = lo;
@@ -132,7 +82,7 @@ struct ViewBuf {
   }
 };
 
-ViewBuf make_view(Arena& a, const std::string& name, std::int32_t dtype, const pec_strides& s, std::int64_t T,
+ViewBuf make_view(Arena& a, const std::string& name, Storage dtype, const pec_strides& s, std::int64_t T,
                   std::int64_t H, std::int64_t D) {
   ViewBuf v;
   v.name = name;
@@ -165,7 +115,7 @@ void fill_values(ViewBuf& v, const std::vector<float>& dense) {
     for (std::int64_t h = 0; h < v.H; ++h)
       for (std::int64_t l = 0; l < v.D; ++l) {
         const std::size_t k = static_cast<std::size_t>((t * v.H + h) * v.D + l);
-        v.buf.set(v.index(t, h, l), to_bits(k < dense.size() ? dense[k] : 0.0f, v.buf.dtype));
+        v.buf.set(v.index(t, h, l), to_storage(k < dense.size() ? dense[k] : 0.0f, v.buf.dtype));
       }
 }
 
@@ -251,7 +201,7 @@ OutRead read_out(const ViewBuf& v, std::uint32_t poison, bool count_poison) {
       for (std::int64_t l = 0; l < v.D; ++l) {
         const std::size_t k = static_cast<std::size_t>((t * v.H + h) * v.D + l);
         o.bits[k] = v.buf.get(v.index(t, h, l));
-        o.values[k] = from_bits(o.bits[k], v.buf.dtype);
+        o.values[k] = from_storage(o.bits[k], v.buf.dtype);
         if (count_poison && o.bits[k] == poison) {
           if (o.first_unwritten < 0) o.first_unwritten = static_cast<std::int64_t>(k);
           ++o.unwritten;
@@ -346,11 +296,17 @@ ViewRunResult finish(Executor& ex, Fn fn, const QkShape& c, QkViews& v, const vo
 
 }  // namespace
 
-const FormatPatterns& patterns(std::int32_t dtype) {
-  static const FormatPatterns f32{kPoisonBits, kPoisonBitsAlt, kCanaryBits, 0xffa11ce5u, 0x7fc0deadu};
-  static const FormatPatterns bf16{0x7fa5u, 0x7fb1u, 0xffcau, 0xffa1u, 0x7fdeu};
-  static const FormatPatterns f16{0x7e5du, 0x7d3bu, 0xfcafu, 0xfd1eu, 0x7edeu};
-  return dtype == PEC_DTYPE_BF16 ? bf16 : dtype == PEC_DTYPE_F16 ? f16 : f32;
+// Poison and canary of verify/isolation/storage.hpp; the gap pattern is another negative-signed
+// NaN (distinct from the canary, so a report tells a gap from a guard zone); the cache's unread
+// rows hold a quiet NaN that propagates through any arithmetic into the output.
+const FormatPatterns& patterns(Storage s) {
+  static const FormatPatterns f32{poison_bits(Storage::F32), poison_bits(Storage::F32, true), canary_bits(Storage::F32),
+                                  0xffa11ce5u, 0x7fc0deadu};
+  static const FormatPatterns bf16{poison_bits(Storage::BF16), poison_bits(Storage::BF16, true),
+                                   canary_bits(Storage::BF16), 0xffa1u, 0x7fdeu};
+  static const FormatPatterns f16{poison_bits(Storage::F16), poison_bits(Storage::F16, true), canary_bits(Storage::F16),
+                                  0xfd1eu, 0x7edeu};
+  return s == Storage::BF16 ? bf16 : s == Storage::F16 ? f16 : f32;
 }
 
 ViewRunResult run_view_case(Executor& ex, Fn fn, const RopeQkCase& c, const ViewRunMode& m) {
@@ -393,7 +349,7 @@ ViewRunResult run_view_case(Executor& ex, Fn fn, const RopeCachedCase& c, const 
   args.cache_positions = c.cache_positions;
   args.positions = c.null_field == "positions" ? nullptr : w.put(a, "positions", shifted_positions(c.positions, m.shift));
   // The cache: rows the call may read from row_vals, every other row a NaN pattern.
-  const std::int32_t cd = c.cache_dtype >= 0 && c.cache_dtype <= 2 ? c.cache_dtype : PEC_DTYPE_F32;
+  const Storage cd = dtype_storage(c.cache_dtype);  // an invalid cache_dtype gets float32 rows
   const std::int64_t rows = std::max<std::int64_t>(c.cache_positions, 0), rd = std::max<std::int64_t>(c.rotary_dim, 0);
   Buf cache = allocate(a, cd, 0, rows * rd - 1);
   const std::uint32_t nan = patterns(cd).cache_nan;
@@ -402,7 +358,7 @@ ViewRunResult run_view_case(Executor& ex, Fn fn, const RopeCachedCase& c, const 
     const std::int64_t p = c.row_pos[j];
     if (p < 0 || p >= rows) continue;
     for (std::int64_t l = 0; l < rd && (j * rd + l) < c.row_vals.size(); ++l) {
-      cache.set(p * rd + l, to_bits(c.row_vals[j * static_cast<std::size_t>(rd) + static_cast<std::size_t>(l)], cd));
+      cache.set(p * rd + l, to_storage(c.row_vals[j * static_cast<std::size_t>(rd) + static_cast<std::size_t>(l)], cd));
     }
   }
   cache.snapshot();

@@ -19,7 +19,7 @@ namespace pecheck::verifier {
 struct FormatPatterns {
   std::uint32_t poison, poison_alt, canary, gap, cache_nan;
 };
-const FormatPatterns& patterns(std::int32_t dtype);
+const FormatPatterns& patterns(Storage s);
 
 // One output read back densely ([n_tokens][n_heads][head_dim] for q_out/k_out, the whole cache
 // for the builder).
