@@ -68,7 +68,12 @@ struct AnyCheck {
   std::function<std::int64_t(const VerifyOptions&)> planned;  // generated cases the options plan
   // Evaluates one stored corpus case (verify/corpus_replay.hpp); nullopt when it passes.
   std::function<std::optional<Failure>(Ctx&, const CorpusEntry&)> replay;
-  bool strict_only = false;  // tier B rejection requirement: runs under --strict only
+  bool strict_only = false;  // tier B rejection requirement, batch invariance: runs under --strict only
+  // A strict-only check that also runs without --strict when --only names it by a selector
+  // containing `opt_in_part` (".batch": `--only rope.batch`, `--only .batch`; spec/abi.md
+  // ABI-BATCH-1). Empty: --strict only.
+  std::string opt_in_part;
+  std::string skip_reason;  // why it is skipped without --strict (opt-in checks)
 };
 
 // The failure of a valid call that did not return 0: a crash, abort, exit or hang (ABI-GEN-7)
