@@ -23,6 +23,7 @@ std::vector<AnyCheck> catalogue() {
   add_t5_checks(all);
   add_sinusoidal_checks(all);
   add_learned_checks(all);
+  add_rope_qk_checks(all);
   return all;
 }
 

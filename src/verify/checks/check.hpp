@@ -101,6 +101,7 @@ void add_alibi_checks(std::vector<AnyCheck>& out);
 void add_t5_checks(std::vector<AnyCheck>& out);
 void add_sinusoidal_checks(std::vector<AnyCheck>& out);
 void add_learned_checks(std::vector<AnyCheck>& out);
+void add_rope_qk_checks(std::vector<AnyCheck>& out);  // rope_qk, rope_cached, rope_cache (checks_rope_qk.cpp)
 
 double now_seconds();  // monotonic clock
 

@@ -47,7 +47,7 @@ std::optional<Failure> failed_call(Fn fn, const ViewRunResult& r) {
   return call_failure(fn, rr);
 }
 
-std::int64_t lane_a(std::int32_t layout, std::int64_t R, std::int64_t i) { return layout == 0 ? i : 2 * i; }
+std::int64_t lane_a(std::int32_t layout, std::int64_t, std::int64_t i) { return layout == 0 ? i : 2 * i; }
 std::int64_t lane_b(std::int32_t layout, std::int64_t R, std::int64_t i) { return layout == 0 ? i + R / 2 : 2 * i + 1; }
 
 // f_i in double (the budget's angle input; double accuracy is ample for a bound).
@@ -68,7 +68,7 @@ std::vector<double> log_freqs(const std::vector<double>& f) {
 
 // The class scheme a family is graded in: the query+key form and the builder use the RoPE
 // classes of their storage type (ABI-QK-2, ABI-CACHE-3); the cached form its own (PREC-CACHE-1).
-std::string class_scheme(Family f) { return f == Family::RopeCached ? "rope_cached" : "rope"; }
+std::string class_scheme(Family f) { return std::string(scheme(f)); }
 
 // A class row as a case reads it (spec/contracts.md): PREC-QK-1 adds 2 to c_const for an
 // attention factor other than 1; PREC-CACHE-1 admits the per-operation term (c_out) only for a
@@ -98,7 +98,10 @@ Budget score_row(const Budget& row, double extra_rel) {
 void ensure_track(Ctx& ctx, Family fam, Storage s) {
   if (ctx.acc.active()) return;
   const std::string cs = class_scheme(fam);
-  ctx.acc = AccuracyTrack(cs, chosen_class(ctx.opt.accuracy, cs, s), s);
+  const std::string chosen = chosen_class(ctx.opt.accuracy, cs, s);
+  // The class judged must have its row for this storage type: never a silent stand-in.
+  (void)class_row(cs, chosen, s);  // throws PREC-BUDGET-1 naming the missing row
+  ctx.acc = AccuracyTrack(cs, chosen, s);
 }
 
 report::WorstElement element(const std::string& out, std::int64_t t, std::int64_t h, std::int64_t l, std::int64_t H,
@@ -145,7 +148,10 @@ std::vector<double> exact_cached(const RopeCachedCase& c, const std::vector<floa
         const double C = row ? row[i] : NAN, S = row ? row[half + i] : NAN;
         ex[ia] = std::fma(xa, C, -(xb * S));  // xb*S is exact in double: one rounding
         ex[ib] = std::fma(xb, C, xa * S);
-        if (magnitude) (*magnitude)[ia] = (*magnitude)[ib] = std::fabs(xa * C) + std::fabs(xb * S);
+        if (magnitude) {  // the magnitudes of each result's two products
+          (*magnitude)[ia] = std::fabs(xa * C) + std::fabs(xb * S);
+          (*magnitude)[ib] = std::fabs(xb * C) + std::fabs(xa * S);
+        }
       }
     }
   }
@@ -211,6 +217,7 @@ std::optional<Failure> eval_oracle(Ctx& ctx, Fn fn, const Case& c) {
             const double e = ex[static_cast<std::size_t>(idx)];
             const double rounded = oracle::round_to(e, sf);
             in.result = std::fabs(e);
+            if constexpr (cached) in.magnitude = mag[static_cast<std::size_t>(idx)];
             double err = std::fabs(actual - e);
             if (std::isinf(actual) && actual == rounded) err = 0;  // the same overflow (PREC-BAD-3)
             if (std::isnan(actual)) nan_seen = true;

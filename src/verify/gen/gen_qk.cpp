@@ -13,7 +13,7 @@
 //     equal to the storage type half of the time; cache_positions <= 8192 in 90% of the cases,
 //     else up to --max-position + 1 with rotary_dim <= 16 (the cache stays <= 8 MiB).
 //   builder: cache_positions 1 (10%), up to 4096 (70%), up to --max-position + 1 with
-//     rotary_dim <= 8 (20%).
+//     rotary_dim <= 4 (20%).
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -726,7 +726,7 @@ RopeCacheCase gen_rope_cache(Rng& r, const GenParams& p) {
     c.rotary_dim = std::max<std::int64_t>(2, c.rotary_dim & ~std::int64_t{1});
   } else {
     c.cache_positions = std::min<std::int64_t>(p.max_position + 1, r.range(8192, std::max<std::int64_t>(8192, p.max_position + 1)));
-    c.rotary_dim = 2 * r.range(1, 4);
+    c.rotary_dim = 2 * r.range(1, 2);  // <= 2^19 elements: the builder writes them all
   }
   gen_freq(r, c, c.rotary_dim);
   c.attn_factor = gen_attn_factor(r);
