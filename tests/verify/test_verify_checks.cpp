@@ -33,7 +33,10 @@ TEST(VerifyChecks, CorrectKernelPassesEveryCheck) {
   o.strict = true;  // this kernel checks every argument: both rejection tiers
   const auto r = vt::run_with(Bug::None, o);
   EXPECT_TRUE(r.passed());
-  EXPECT_EQ(r.ran(), static_cast<std::int64_t>(pecheck::check_names().size()));
+  // Every check of the five version 1 functions runs (a version 1 library is not given the
+  // version 2 functions' checks, ABI-GEN-1).
+  EXPECT_EQ(r.ran(), static_cast<std::int64_t>(r.checks.size()));
+  EXPECT_GE(r.checks.size(), 40u);
   std::set<std::string> clauses;
   for (const auto& c : r.checks) {
     EXPECT_EQ(c.status, CheckStatus::Pass) << c.name << ": " << c.reason
