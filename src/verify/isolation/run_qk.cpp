@@ -155,13 +155,18 @@ struct Watch {
                                reinterpret_cast<const unsigned char*>(v.data()) + v.size() * sizeof(T)}});
     return p;
   }
+  // The argument struct's slot, taken before the tensors so that a write past the last buffer
+  // lands in free arena memory (seen by the guards), not in the arguments (a crash instead).
   template <class A>
-  const A* put_args(Arena& a, const A& value) {
-    A* p = static_cast<A*>(a.allocate(sizeof(A), 64));
-    *p = value;
-    items.push_back({"args", p, {reinterpret_cast<const unsigned char*>(&value),
-                                 reinterpret_cast<const unsigned char*>(&value) + sizeof(A)}});
-    return p;
+  A* reserve_args(Arena& a) {
+    return static_cast<A*>(a.allocate(sizeof(A), 64));
+  }
+  template <class A>
+  const A* put_args(A* slot, const A& value) {
+    *slot = value;
+    items.push_back({"args", slot, {reinterpret_cast<const unsigned char*>(&value),
+                                    reinterpret_cast<const unsigned char*>(&value) + sizeof(A)}});
+    return slot;
   }
   std::string changed() const {
     for (const auto& it : items)
@@ -313,6 +318,7 @@ ViewRunResult run_view_case(Executor& ex, Fn fn, const RopeQkCase& c, const View
   Arena& a = ex.arena();
   a.reset();
   Watch w;
+  auto* slot = w.reserve_args<pec_rope_qk_args>(a);
   pec_rope_qk_args args{};
   args.n_tokens = c.n_tokens;
   args.n_q_heads = c.n_q_heads;
@@ -330,7 +336,7 @@ ViewRunResult run_view_case(Executor& ex, Fn fn, const RopeQkCase& c, const View
   args.k = v.k.s;
   args.q_out = v.q_in_place ? v.q.s : v.qo.s;
   args.k_out = v.k_in_place ? v.k.s : v.ko.s;
-  const auto* ap = w.put_args(a, args);
+  const auto* ap = w.put_args(slot, args);
   return finish(ex, fn, c, v, ap, w, m, {});
 }
 
@@ -338,6 +344,7 @@ ViewRunResult run_view_case(Executor& ex, Fn fn, const RopeCachedCase& c, const 
   Arena& a = ex.arena();
   a.reset();
   Watch w;
+  auto* slot = w.reserve_args<pec_rope_cached_args>(a);
   pec_rope_cached_args args{};
   args.n_tokens = c.n_tokens;
   args.n_q_heads = c.n_q_heads;
@@ -368,7 +375,7 @@ ViewRunResult run_view_case(Executor& ex, Fn fn, const RopeCachedCase& c, const 
   args.k = v.k.s;
   args.q_out = v.q_in_place ? v.q.s : v.qo.s;
   args.k_out = v.k_in_place ? v.k.s : v.ko.s;
-  const auto* ap = w.put_args(a, args);
+  const auto* ap = w.put_args(slot, args);
   return finish(ex, fn, c, v, ap, w, m, {&cache});
 }
 
@@ -376,6 +383,7 @@ ViewRunResult run_view_case(Executor& ex, Fn fn, const RopeCacheCase& c, const V
   Arena& a = ex.arena();
   a.reset();
   Watch w;
+  auto* slot = w.reserve_args<pec_rope_cache_args>(a);
   pec_rope_cache_args args{c.cache_positions, c.rotary_dim, c.theta_base, c.position_scale, c.attn_factor, nullptr};
   const std::int64_t n = std::min(output_size(c), kMaxBuilderElements);
   const std::uint32_t poison = m.alt_poison ? patterns(c.storage).poison_alt : patterns(c.storage).poison;
@@ -389,7 +397,7 @@ ViewRunResult run_view_case(Executor& ex, Fn fn, const RopeCacheCase& c, const V
   if (c.has_inv_freq) args.inv_freq = w.put(a, "inv_freq", c.inv_freq);
   if (!(c.placement & 1)) cache = out();
   cache.snapshot();
-  const auto* ap = w.put_args(a, args);
+  const auto* ap = w.put_args(slot, args);
   ViewRunResult r;
   r.outcome = ex.call(fn, ap, nullptr, c.null_field == "cache" ? nullptr : cache.data);
   ViewBuf v;
