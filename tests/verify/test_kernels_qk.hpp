@@ -12,17 +12,18 @@ namespace testk {
 
 enum class QkBug {
   None,
-  CacheByTokenIndex,    // cached: reads cache row t (the token's index) instead of positions[t]
-  KeyWithQueryHeads,    // rotates the key for n_q_heads heads (the query's head count)
-  IgnoreStrides,        // addresses every tensor as dense [T][H][D], whatever the strides
-  AttnTwice,            // qk and builder: cos and sin times attn_factor^2
-  AttnCosOnly,          // qk and builder: attn_factor on cos only
-  DegradeF32Cache,      // cached: rounds a float32 cache's C, S to bfloat16 before the multiply
-  PerOpStorage,         // cached, 16-bit storage: every operation rounded to the storage type (vLLM scalar_t)
-  NoValidation,         // accepts every call (trusts the arguments)
-  Bf16Position,         // qk: the angle from a position rounded to bfloat16
-  BatchDependent,       // qk: the last token of an odd-length batch is rounded through float twice
-  InPlaceAlias,         // qk: writes y[a] before reading x[a] for y[b] (wrong in place)
+  CacheByTokenIndex,  // cached: reads cache row t (the token's index) instead of positions[t]
+  KeyWithQueryHeads,  // rotates the key for n_q_heads heads (the query's head count)
+  IgnoreStrides,      // addresses every tensor as dense [T][H][D], whatever the strides
+  AttnTwice,          // qk and builder: cos and sin times attn_factor^2
+  AttnCosOnly,        // qk and builder: attn_factor on cos only
+  DegradeF32Cache,    // cached: rounds a float32 cache's C, S to bfloat16 before the multiply
+  PerOpStorage,       // cached, 16-bit storage: every operation rounded to the storage type (vLLM
+                      // scalar_t)
+  NoValidation,       // accepts every call (trusts the arguments)
+  Bf16Position,       // qk: the angle from a position rounded to bfloat16
+  BatchDependent,     // qk: the last token of an odd-length batch is rounded through float twice
+  InPlaceAlias,       // qk: writes y[a] before reading x[a] for y[b] (wrong in place)
 };
 
 extern QkBug g_qk_bug;

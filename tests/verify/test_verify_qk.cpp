@@ -20,19 +20,20 @@ pecheck::VerifyResult run_qk(QkBug bug, const pecheck::VerifyOptions& o) {
 }
 
 // The check failed with one of the given clauses (a defect may show first in either).
-void expect_fail(const pecheck::VerifyResult& r, const std::string& name, std::set<std::string> clauses) {
+void expect_fail(const pecheck::VerifyResult& r, const std::string& name,
+                 std::set<std::string> clauses) {
   const auto& c = vt::check(r, name);
   ASSERT_EQ(c.status, CheckStatus::Fail) << name;
   ASSERT_TRUE(c.counterexample.has_value());
-  EXPECT_TRUE(clauses.count(c.counterexample->clause)) << name << ": " << c.counterexample->clause << " "
-                                                       << c.counterexample->message;
+  EXPECT_TRUE(clauses.count(c.counterexample->clause))
+      << name << ": " << c.counterexample->clause << " " << c.counterexample->message;
   EXPECT_NE(c.counterexample->reproduce.find("--only " + name), std::string::npos);
 }
 
 }  // namespace
 
-// Clause: ABI-QK-1 ABI-QK-2 ABI-QK-3 ABI-QK-4 ABI-VIEW-1 ABI-VIEW-2 ABI-CACHE-1 ABI-CACHE-2 ABI-CACHE-3
-// Clause: ABI-BATCH-1 ABI-GEN-4 ABI-GEN-5 ABI-GEN-6 ABI-GEN-8 PREC-CACHE-1 PREC-QK-1
+// Clause: ABI-QK-1 ABI-QK-2 ABI-QK-3 ABI-QK-4 ABI-VIEW-1 ABI-VIEW-2 ABI-CACHE-1 ABI-CACHE-2
+// ABI-CACHE-3 Clause: ABI-BATCH-1 ABI-GEN-4 ABI-GEN-5 ABI-GEN-6 ABI-GEN-8 PREC-CACHE-1 PREC-QK-1
 TEST(VerifyQk, HonestKernelsPassEveryCheckInEveryStorageType) {
   auto o = vt::options({"rope_qk", "rope_cached", "rope_cache"}, 0.25);
   o.strict = true;  // both rejection tiers and batch invariance
@@ -40,20 +41,22 @@ TEST(VerifyQk, HonestKernelsPassEveryCheckInEveryStorageType) {
   std::set<std::string> clauses, names;
   for (const auto& c : r.checks) {
     if (c.status == CheckStatus::Skipped) continue;
-    EXPECT_EQ(c.status, CheckStatus::Pass) << c.name << ": " << c.reason
-                                           << (c.counterexample ? c.counterexample->message : "");
+    EXPECT_EQ(c.status, CheckStatus::Pass)
+        << c.name << ": " << c.reason << (c.counterexample ? c.counterexample->message : "");
     EXPECT_GT(c.cases, 0) << c.name;
     clauses.insert(c.clause);
     names.insert(c.name);
   }
-  for (const char* k : {"ABI-QK-1", "ABI-QK-2", "ABI-QK-3", "ABI-QK-4", "ABI-VIEW-2", "ABI-CACHE-1", "ABI-CACHE-2",
-                        "ABI-CACHE-3", "ABI-BATCH-1", "ABI-GEN-4", "ABI-GEN-5", "ABI-GEN-6", "ABI-GEN-3"}) {
+  for (const char* k :
+       {"ABI-QK-1", "ABI-QK-2", "ABI-QK-3", "ABI-QK-4", "ABI-VIEW-2", "ABI-CACHE-1", "ABI-CACHE-2",
+        "ABI-CACHE-3", "ABI-BATCH-1", "ABI-GEN-4", "ABI-GEN-5", "ABI-GEN-6", "ABI-GEN-3"}) {
     EXPECT_TRUE(clauses.count(k)) << k;
   }
-  for (const char* n : {"rope_qk.oracle", "rope_qk.bf16.oracle", "rope_qk.f16.oracle", "rope_cached.oracle",
-                        "rope_cached.bf16.oracle", "rope_cached.f16.oracle", "rope_cache.oracle",
-                        "rope_cache.bf16.oracle", "rope_cache.f16.oracle", "rope_qk.bf16.gaps",
-                        "rope_cached.f16.reject.cache-range", "rope_qk.reject.gqa", "rope_qk.f16.batch"}) {
+  for (const char* n :
+       {"rope_qk.oracle", "rope_qk.bf16.oracle", "rope_qk.f16.oracle", "rope_cached.oracle",
+        "rope_cached.bf16.oracle", "rope_cached.f16.oracle", "rope_cache.oracle",
+        "rope_cache.bf16.oracle", "rope_cache.f16.oracle", "rope_qk.bf16.gaps",
+        "rope_cached.f16.reject.cache-range", "rope_qk.reject.gqa", "rope_qk.f16.batch"}) {
     EXPECT_TRUE(names.count(n)) << n;
   }
   EXPECT_GT(vt::check(r, "rope_qk.bf16.oracle").elements, 0);
@@ -65,8 +68,8 @@ TEST(VerifyQk, HonestKernelsPassEveryCheckInEveryStorageType) {
 // ratio, n_kv == n_q, head-major and fused-QKV views, gaps, in place, attention factors.
 TEST(VerifyQk, GeneratorCoversGqaViewsAndAttentionFactors) {
   using namespace pecheck::verifier;
-  bool mqa = false, odd_ratio = false, mha = false, head_major = false, fused = false, gaps = false, in_place = false,
-       attn = false, cache16 = false;
+  bool mqa = false, odd_ratio = false, mha = false, head_major = false, fused = false, gaps = false,
+       in_place = false, attn = false, cache16 = false;
   for (std::uint64_t i = 0; i < 400; ++i) {
     Rng r = Rng::for_case(0, "coverage", i);
     GenParams p;
@@ -74,7 +77,8 @@ TEST(VerifyQk, GeneratorCoversGqaViewsAndAttentionFactors) {
     const RopeQkCase c = gen_rope_qk(r, p);
     ASSERT_EQ(invalid_reason(c), "") << i;
     mqa |= c.n_kv_heads == 1 && c.n_q_heads > 1;
-    odd_ratio |= (c.n_q_heads / c.n_kv_heads) % 2 == 1 && c.n_kv_heads > 1 && c.n_q_heads > c.n_kv_heads;
+    odd_ratio |=
+        (c.n_q_heads / c.n_kv_heads) % 2 == 1 && c.n_kv_heads > 1 && c.n_q_heads > c.n_kv_heads;
     mha |= c.n_q_heads == c.n_kv_heads && c.n_q_heads > 1;
     for (const ViewSpec* v : {&c.q_view, &c.k_view, &c.q_out_view, &c.k_out_view}) {
       head_major |= v->kind == ViewSpec::HeadMajor;
@@ -90,13 +94,15 @@ TEST(VerifyQk, GeneratorCoversGqaViewsAndAttentionFactors) {
     cache16 |= d.cache_dtype != PEC_DTYPE_F32;
     for (auto pos : d.positions) ASSERT_LT(pos, d.cache_positions);
   }
-  EXPECT_TRUE(mqa && odd_ratio && mha && head_major && fused && gaps && in_place && attn && cache16);
+  EXPECT_TRUE(mqa && odd_ratio && mha && head_major && fused && gaps && in_place && attn &&
+              cache16);
 }
 
 // Clause: ABI-CACHE-2
 // Indexing the cache by the token's index instead of its position reads a NaN row or a wrong one.
 TEST(VerifyQk, CacheIndexedByTokenInsteadOfPositionFails) {
-  const auto r = run_qk(QkBug::CacheByTokenIndex, vt::options({"rope_cached.oracle", "rope_cached.bf16.oracle"}));
+  const auto r = run_qk(QkBug::CacheByTokenIndex,
+                        vt::options({"rope_cached.oracle", "rope_cached.bf16.oracle"}));
   expect_fail(r, "rope_cached.oracle", {"ABI-CACHE-2"});
   expect_fail(r, "rope_cached.bf16.oracle", {"ABI-CACHE-2"});
 }
@@ -105,7 +111,8 @@ TEST(VerifyQk, CacheIndexedByTokenInsteadOfPositionFails) {
 // Rotating the key for the query's head count writes past the key's heads: into a gap or past
 // the buffer.
 TEST(VerifyQk, KeyRotatedWithTheQueryHeadCountFails) {
-  auto r = run_qk(QkBug::KeyWithQueryHeads, vt::options({"rope_qk.gaps", "rope_qk.bounds", "rope_cached.f16.bounds"}));
+  auto r = run_qk(QkBug::KeyWithQueryHeads,
+                  vt::options({"rope_qk.gaps", "rope_qk.bounds", "rope_cached.f16.bounds"}));
   const bool gaps = vt::check(r, "rope_qk.gaps").status == CheckStatus::Fail;
   const bool bounds = vt::check(r, "rope_qk.bounds").status == CheckStatus::Fail;
   EXPECT_TRUE(gaps || bounds);
@@ -115,18 +122,21 @@ TEST(VerifyQk, KeyRotatedWithTheQueryHeadCountFails) {
 // Clause: ABI-VIEW-1 ABI-VIEW-2 ABI-QK-2
 // A kernel that ignores the strides writes into the gaps (and reads the wrong elements).
 TEST(VerifyQk, IgnoringTheStridesFails) {
-  const auto r = run_qk(QkBug::IgnoreStrides, vt::options({"rope_qk.gaps", "rope_qk.oracle", "rope_cached.bf16.gaps"}));
+  const auto r = run_qk(QkBug::IgnoreStrides,
+                        vt::options({"rope_qk.gaps", "rope_qk.oracle", "rope_cached.bf16.gaps"}));
   expect_fail(r, "rope_qk.gaps", {"ABI-VIEW-2"});
   expect_fail(r, "rope_qk.oracle", {"ABI-QK-2"});
   expect_fail(r, "rope_cached.bf16.gaps", {"ABI-VIEW-2"});
-  EXPECT_NE(vt::check(r, "rope_qk.gaps").counterexample->message.find("gap after"), std::string::npos);
+  EXPECT_NE(vt::check(r, "rope_qk.gaps").counterexample->message.find("gap after"),
+            std::string::npos);
 }
 
 // Clause: ABI-QK-2 ABI-CACHE-3 PREC-QK-1
 // The attention factor applied twice, or to cos only, fails the query+key form and the builder.
 TEST(VerifyQk, AttentionFactorTwiceOrOnCosOnlyFails) {
   for (QkBug b : {QkBug::AttnTwice, QkBug::AttnCosOnly}) {
-    const auto r = run_qk(b, vt::options({"rope_qk.oracle", "rope_qk.f16.oracle", "rope_cache.oracle", "rope_cache.bf16.oracle"}));
+    const auto r = run_qk(b, vt::options({"rope_qk.oracle", "rope_qk.f16.oracle",
+                                          "rope_cache.oracle", "rope_cache.bf16.oracle"}));
     expect_fail(r, "rope_qk.oracle", {"ABI-QK-2"});
     expect_fail(r, "rope_qk.f16.oracle", {"ABI-QK-2"});
     expect_fail(r, "rope_cache.oracle", {"ABI-CACHE-3"});
@@ -139,10 +149,12 @@ TEST(VerifyQk, AttentionFactorTwiceOrOnCosOnlyFails) {
 // type; per-operation rounding in the storage type passes it on a 16-bit cache (vLLM's scalar_t
 // arithmetic) but not the tighter `reference`.
 TEST(VerifyQk, DegradedFloat32CacheFailsTheDefaultClassButPerOperationRoundingOnA16BitCachePasses) {
-  const auto d = run_qk(QkBug::DegradeF32Cache, vt::options({"rope_cached.oracle", "rope_cached.bf16.oracle"}));
+  const auto d = run_qk(QkBug::DegradeF32Cache,
+                        vt::options({"rope_cached.oracle", "rope_cached.bf16.oracle"}));
   expect_fail(d, "rope_cached.oracle", {"ABI-CACHE-2"});
   expect_fail(d, "rope_cached.bf16.oracle", {"ABI-CACHE-2"});
-  const auto p = run_qk(QkBug::PerOpStorage, vt::options({"rope_cached.bf16.oracle", "rope_cached.f16.oracle"}));
+  const auto p = run_qk(QkBug::PerOpStorage,
+                        vt::options({"rope_cached.bf16.oracle", "rope_cached.f16.oracle"}));
   // The generated cases mix float32 and 16-bit caches: on the float32 ones per-operation
   // rounding is the degradation above, so the check fails, and only there.
   const auto& c = vt::check(p, "rope_cached.bf16.oracle");
@@ -159,7 +171,8 @@ TEST(VerifyQk, DegradedFloat32CacheFailsTheDefaultClassButPerOperationRoundingOn
 TEST(VerifyQk, Bf16PositionsBreakTheScoresOfTheGroups) {
   const auto r = run_qk(QkBug::Bf16Position, vt::options({"rope_qk.shift"}, 1.0));
   expect_fail(r, "rope_qk.shift", {"ABI-QK-3"});
-  EXPECT_NE(vt::check(r, "rope_qk.shift").counterexample->message.find("key head"), std::string::npos);
+  EXPECT_NE(vt::check(r, "rope_qk.shift").counterexample->message.find("key head"),
+            std::string::npos);
 }
 
 // Clause: ABI-QK-4
@@ -173,8 +186,8 @@ TEST(VerifyQk, InPlaceAliasingFailsOnlyInPlace) {
 // rotary range, cache range); tier B waits for --strict.
 TEST(VerifyQk, TrustingKernelFailsTheMemorySafetyRejections) {
   const auto r = run_qk(QkBug::NoValidation, vt::options({"rope_qk.reject", "rope_cached.reject"}));
-  for (const char* n : {"rope_qk.reject.gqa", "rope_qk.reject.strides", "rope_qk.reject.rotary-range",
-                        "rope_cached.reject.cache-range"}) {
+  for (const char* n : {"rope_qk.reject.gqa", "rope_qk.reject.strides",
+                        "rope_qk.reject.rotary-range", "rope_cached.reject.cache-range"}) {
     const auto& c = vt::check(r, n);
     EXPECT_EQ(c.status, CheckStatus::Fail) << n;
   }

@@ -24,9 +24,15 @@ namespace pecheck::verifier {
 // Stored corpus cases, declared domains: not defined for the version 2 functions yet (the
 // domain rules of ABI-DOM-1 name the version 1 schemes). A stored entry for these checks is a
 // usage error; every generated case lies inside "the" domain.
-void case_from_entry(const CorpusEntry& e, RopeQkCase&) { throw UsageError("stored cases for " + e.check + " are not supported"); }
-void case_from_entry(const CorpusEntry& e, RopeCachedCase&) { throw UsageError("stored cases for " + e.check + " are not supported"); }
-void case_from_entry(const CorpusEntry& e, RopeCacheCase&) { throw UsageError("stored cases for " + e.check + " are not supported"); }
+void case_from_entry(const CorpusEntry& e, RopeQkCase&) {
+  throw UsageError("stored cases for " + e.check + " are not supported");
+}
+void case_from_entry(const CorpusEntry& e, RopeCachedCase&) {
+  throw UsageError("stored cases for " + e.check + " are not supported");
+}
+void case_from_entry(const CorpusEntry& e, RopeCacheCase&) {
+  throw UsageError("stored cases for " + e.check + " are not supported");
+}
 void constrain(const Domain&, RopeQkCase&, Rng&) {}
 void constrain(const Domain&, RopeCachedCase&, Rng&) {}
 void constrain(const Domain&, RopeCacheCase&, Rng&) {}
@@ -39,7 +45,9 @@ namespace {
 using oracle::Budget;
 using oracle::Format;
 
-Format fmt(Storage s) { return s == Storage::BF16 ? Format::BF16 : s == Storage::F16 ? Format::F16 : Format::F32; }
+Format fmt(Storage s) {
+  return s == Storage::BF16 ? Format::BF16 : s == Storage::F16 ? Format::F16 : Format::F32;
+}
 
 std::optional<Failure> failed_call(Fn fn, const ViewRunResult& r) {
   RunResult rr;
@@ -47,16 +55,21 @@ std::optional<Failure> failed_call(Fn fn, const ViewRunResult& r) {
   return call_failure(fn, rr);
 }
 
-std::int64_t lane_a(std::int32_t layout, std::int64_t, std::int64_t i) { return layout == 0 ? i : 2 * i; }
-std::int64_t lane_b(std::int32_t layout, std::int64_t R, std::int64_t i) { return layout == 0 ? i + R / 2 : 2 * i + 1; }
+std::int64_t lane_a(std::int32_t layout, std::int64_t, std::int64_t i) {
+  return layout == 0 ? i : 2 * i;
+}
+std::int64_t lane_b(std::int32_t layout, std::int64_t R, std::int64_t i) {
+  return layout == 0 ? i + R / 2 : 2 * i + 1;
+}
 
 // f_i in double (the budget's angle input; double accuracy is ample for a bound).
 template <class C>
 std::vector<double> freqs(const C& c, std::int64_t R) {
   std::vector<double> f(static_cast<std::size_t>(R / 2));
   for (std::size_t i = 0; i < f.size(); ++i) {
-    f[i] = c.has_inv_freq ? static_cast<double>(c.inv_freq[i])
-                          : std::pow(c.theta_base, -2.0 * static_cast<double>(i) / static_cast<double>(R));
+    f[i] = c.has_inv_freq
+               ? static_cast<double>(c.inv_freq[i])
+               : std::pow(c.theta_base, -2.0 * static_cast<double>(i) / static_cast<double>(R));
   }
   return f;
 }
@@ -104,8 +117,8 @@ void ensure_track(Ctx& ctx, Family fam, Storage s) {
   ctx.acc = AccuracyTrack(cs, chosen, s);
 }
 
-report::WorstElement element(const std::string& out, std::int64_t t, std::int64_t h, std::int64_t l, std::int64_t H,
-                             std::int64_t D, std::int64_t pos) {
+report::WorstElement element(const std::string& out, std::int64_t t, std::int64_t h, std::int64_t l,
+                             std::int64_t H, std::int64_t D, std::int64_t pos) {
   report::WorstElement w;
   w.output = out;
   w.index = {t, h, l};
@@ -123,22 +136,32 @@ std::vector<double> exact_rotation(const RopeQkCase& c, const std::vector<float>
   const std::size_t n = static_cast<std::size_t>(c.n_tokens * H * c.head_dim);
   std::vector<double> ex(n);
   if (n == 0) return ex;
-  const pec_rope_args a{c.n_tokens, H, c.head_dim, c.rotary_dim, c.layout, c.theta_base, c.position_scale,
-                        positions.data(), c.has_inv_freq ? c.inv_freq.data() : nullptr};
+  const pec_rope_args a{c.n_tokens,
+                        H,
+                        c.head_dim,
+                        c.rotary_dim,
+                        c.layout,
+                        c.theta_base,
+                        c.position_scale,
+                        positions.data(),
+                        c.has_inv_freq ? c.inv_freq.data() : nullptr};
   oracle::rope_block(a, x.data(), Format::F64, nullptr, ex.data());
   for (auto& e : ex) e *= c.attn_factor;
   return ex;
 }
 
 // x_a C - x_b S from the cache row of each token's position (NaN where the case has no row).
-std::vector<double> exact_cached(const RopeCachedCase& c, const std::vector<float>& x, std::int64_t H,
-                                 const std::vector<std::int64_t>& positions, std::vector<double>* magnitude) {
+std::vector<double> exact_cached(const RopeCachedCase& c, const std::vector<float>& x,
+                                 std::int64_t H, const std::vector<std::int64_t>& positions,
+                                 std::vector<double>* magnitude) {
   const std::int64_t D = c.head_dim, R = c.rotary_dim, half = R / 2;
   std::vector<double> ex(static_cast<std::size_t>(c.n_tokens * H * D), 0.0);
   if (magnitude) magnitude->assign(ex.size(), 0.0);
   for (std::int64_t t = 0; t < c.n_tokens; ++t) {
-    const auto it = std::find(c.row_pos.begin(), c.row_pos.end(), positions[static_cast<std::size_t>(t)]);
-    const float* row = it == c.row_pos.end() ? nullptr : c.row_vals.data() + (it - c.row_pos.begin()) * R;
+    const auto it =
+        std::find(c.row_pos.begin(), c.row_pos.end(), positions[static_cast<std::size_t>(t)]);
+    const float* row =
+        it == c.row_pos.end() ? nullptr : c.row_vals.data() + (it - c.row_pos.begin()) * R;
     for (std::int64_t h = 0; h < H; ++h) {
       const std::int64_t base = (t * H + h) * D;
       for (std::int64_t i = 0; i < half; ++i) {
@@ -175,8 +198,10 @@ std::optional<Failure> eval_oracle(Ctx& ctx, Fn fn, const Case& c) {
   const AccuracyTrack& acc = ctx.acc;
   std::vector<Budget> rows;
   for (std::size_t k = 0; k < acc.size(); ++k) {
-    if constexpr (cached) rows.push_back(cached_row(acc.row(k), c.cache_dtype));
-    else rows.push_back(qk_row(acc.row(k), c.attn_factor));
+    if constexpr (cached)
+      rows.push_back(cached_row(acc.row(k), c.cache_dtype));
+    else
+      rows.push_back(qk_row(acc.row(k), c.attn_factor));
   }
   const Budget& chosen = rows[acc.chosen_index()];
   const std::int64_t R = c.rotary_dim, D = c.head_dim, half = R / 2;
@@ -193,8 +218,10 @@ std::optional<Failure> eval_oracle(Ctx& ctx, Fn fn, const Case& c) {
     const OutRead& out = r.outs[static_cast<std::size_t>(which)];
     std::vector<double> mag;
     std::vector<double> ex;
-    if constexpr (cached) ex = exact_cached(c, x, H, c.positions, &mag);
-    else ex = exact_rotation(c, x, H, c.positions);
+    if constexpr (cached)
+      ex = exact_cached(c, x, H, c.positions, &mag);
+    else
+      ex = exact_rotation(c, x, H, c.positions);
     for (std::int64_t t = 0; t < c.n_tokens; ++t) {
       const std::int64_t pos = c.positions[static_cast<std::size_t>(t)];
       for (std::int64_t h = 0; h < H; ++h) {
@@ -207,7 +234,8 @@ std::optional<Failure> eval_oracle(Ctx& ctx, Fn fn, const Case& c) {
             in.magnitude = mag[static_cast<std::size_t>(ia)];
           } else {
             theta = static_cast<double>(pos) * c.position_scale * f[static_cast<std::size_t>(i)];
-            in.magnitude = c.attn_factor * (std::fabs(x[static_cast<std::size_t>(ia)]) + std::fabs(x[static_cast<std::size_t>(ib)]));
+            in.magnitude = c.attn_factor * (std::fabs(x[static_cast<std::size_t>(ia)]) +
+                                            std::fabs(x[static_cast<std::size_t>(ib)]));
             in.angle = std::fabs(theta);
             in.index = static_cast<double>(i);
             in.log_freq = lf[static_cast<std::size_t>(i)];
@@ -230,7 +258,8 @@ std::optional<Failure> eval_oracle(Ctx& ctx, Fn fn, const Case& c) {
               if constexpr (!cached) {
                 const double step = c.position_scale * f[0];
                 const double m = in.magnitude;
-                if (i == 0 && m > 0 && step > 0) ctx.acc.observe_position_error(pos, err / m / step);
+                if (i == 0 && m > 0 && step > 0)
+                  ctx.acc.observe_position_error(pos, err / m / step);
               }
             }
             const double u = units[acc.chosen_index()];
@@ -266,18 +295,22 @@ std::optional<Failure> eval_oracle(Ctx& ctx, Fn fn, const Case& c) {
   fl.worst = worst;
   const std::string what = cached ? "x_a C - x_b S of the cache row at the token's position"
                                   : "attn_factor x the exact rotation";
-  fl.message = worst->output + " differs from " + what + " by " + report::format_real(worst_ulps) + " ulp, " +
-               report::format_real(worst_units) + " times the " + std::string(storage_name(c.storage)) + " " +
-               (cached ? "cached-rotation" : "RoPE") + " budget of class '" + chosen.variant + "' (" + chosen.clause +
-               ")";
+  fl.message = worst->output + " differs from " + what + " by " + report::format_real(worst_ulps) +
+               " ulp, " + report::format_real(worst_units) + " times the " +
+               std::string(storage_name(c.storage)) + " " + (cached ? "cached-rotation" : "RoPE") +
+               " budget of class '" + chosen.variant + "' (" + chosen.clause + ")";
   if (cached && nan_seen) {
-    fl.notes.push_back("the cache rows the call may read (positions) hold attn_factor cos/sin; every other row holds "
-                       "NaN: a NaN output means the kernel read another row (the token index instead of the position?)");
+    fl.notes.push_back(
+        "the cache rows the call may read (positions) hold attn_factor cos/sin; every other row "
+        "holds "
+        "NaN: a NaN output means the kernel read another row (the token index instead of the "
+        "position?)");
   }
   return fl;
 }
 
-// ---- pass-through, in place ------------------------------------------------------------------------
+// ---- pass-through, in place
+// ------------------------------------------------------------------------
 
 template <class Case>
 std::optional<Failure> eval_passthrough(Ctx& ctx, Fn fn, const Case& c) {
@@ -295,9 +328,11 @@ std::optional<Failure> eval_passthrough(Ctx& ctx, Fn fn, const Case& c) {
             Failure f;
             f.clause = family_of<Case>() == Family::RopeCached ? "ABI-CACHE-2" : "ABI-QK-2";
             f.kind = "mismatch";
-            f.message = out.name + " lane " + std::to_string(l) + " >= rotary_dim of head " + std::to_string(h) +
-                        " of token " + std::to_string(t) + " was not copied bit-exactly";
-            f.worst = element(out.name, t, h, l, H, c.head_dim, c.positions[static_cast<std::size_t>(t)]);
+            f.message = out.name + " lane " + std::to_string(l) + " >= rotary_dim of head " +
+                        std::to_string(h) + " of token " + std::to_string(t) +
+                        " was not copied bit-exactly";
+            f.worst =
+                element(out.name, t, h, l, H, c.head_dim, c.positions[static_cast<std::size_t>(t)]);
             f.worst->expected = x[k];
             f.worst->actual = out.values[k];
             f.worst->abs_error = std::fabs(f.worst->actual - f.worst->expected);
@@ -327,12 +362,16 @@ std::optional<Failure> eval_inplace(Ctx& ctx, Fn fn, const Case& c) {
       for (std::size_t i = 0; i < x.bits.size(); ++i) {
         if (x.bits[i] == y.bits[i]) continue;
         const std::int64_t H = which == 0 ? c.n_q_heads : c.n_kv_heads, D = c.head_dim;
-        const std::int64_t t = static_cast<std::int64_t>(i) / (H * D), h = (static_cast<std::int64_t>(i) / D) % H,
+        const std::int64_t t = static_cast<std::int64_t>(i) / (H * D),
+                           h = (static_cast<std::int64_t>(i) / D) % H,
                            l = static_cast<std::int64_t>(i) % D;
         Failure f;
         f.clause = "ABI-QK-4";
         f.kind = "inplace-differs";
-        f.message = std::string("with ") + (mode == 3 ? "q_out == q and k_out == k" : mode == 1 ? "q_out == q" : "k_out == k") +
+        f.message = std::string("with ") +
+                    (mode == 3   ? "q_out == q and k_out == k"
+                     : mode == 1 ? "q_out == q"
+                                 : "k_out == k") +
                     " " + x.name + " differs from the call with separate buffers";
         f.worst = element(x.name, t, h, l, H, D, c.positions[static_cast<std::size_t>(t)]);
         f.worst->expected = x.values[i];
@@ -342,11 +381,13 @@ std::optional<Failure> eval_inplace(Ctx& ctx, Fn fn, const Case& c) {
       }
     }
   }
-  if (ctx.record) ctx.elements += static_cast<std::int64_t>(a.outs[0].bits.size() + a.outs[1].bits.size());
+  if (ctx.record)
+    ctx.elements += static_cast<std::int64_t>(a.outs[0].bits.size() + a.outs[1].bits.size());
   return std::nullopt;
 }
 
-// ---- relative scores of every GQA group, from one call ---------------------------------------------
+// ---- relative scores of every GQA group, from one call
+// ---------------------------------------------
 
 template <class Case>
 std::optional<Failure> eval_shift(Ctx& ctx, Fn fn, const Case& c) {
@@ -377,7 +418,8 @@ std::optional<Failure> eval_shift(Ctx& ctx, Fn fn, const Case& c) {
   if constexpr (!cached) f = freqs(c, c.rotary_dim), lf = log_freqs(f);
   const std::int64_t half = c.rotary_dim / 2, D = c.head_dim, ratio = c.n_q_heads / c.n_kv_heads;
   std::vector<double> qv(static_cast<std::size_t>(c.rotary_dim)), kv(qv.size());
-  std::vector<double> tm(static_cast<std::size_t>(half), 0.0), tn(tm.size(), 0.0), tms(tm.size(), 0.0), tns(tm.size(), 0.0);
+  std::vector<double> tm(static_cast<std::size_t>(half), 0.0), tn(tm.size(), 0.0),
+      tms(tm.size(), 0.0), tns(tm.size(), 0.0);
   const auto& q0 = r0.outs[0].values;
   const auto& k0 = r0.outs[1].values;
   const auto& q1 = r1.outs[0].values;
@@ -394,7 +436,8 @@ std::optional<Failure> eval_shift(Ctx& ctx, Fn fn, const Case& c) {
           s0 += static_cast<double>(q0[bq + l]) * k0[bk + l];
           s1 += static_cast<double>(q1[bq + l]) * k1[bk + l];
         }
-        const double pm = static_cast<double>(c.positions[t]), pn = static_cast<double>(c.positions[u]);
+        const double pm = static_cast<double>(c.positions[t]),
+                     pn = static_cast<double>(c.positions[u]);
         for (std::int64_t i = 0; i < half; ++i) {  // NEOX order for the bound: (i, i + half)
           qv[i] = attn * c.q[bq + lane_a(c.layout, c.rotary_dim, i)];
           qv[i + half] = attn * c.q[bq + lane_b(c.layout, c.rotary_dim, i)];
@@ -407,7 +450,8 @@ std::optional<Failure> eval_shift(Ctx& ctx, Fn fn, const Case& c) {
           }
         }
         // Pass-through lanes are copies: they add the same product to both scores.
-        const double bound = oracle::rope_score_bound(b, qv, kv, tm, tn, lf) + oracle::rope_score_bound(b, qv, kv, tms, tns, lf);
+        const double bound = oracle::rope_score_bound(b, qv, kv, tm, tn, lf) +
+                             oracle::rope_score_bound(b, qv, kv, tms, tns, lf);
         const double diff = std::fabs(s1 - s0);
         const double units = diff == 0 ? 0 : bound > 0 ? diff / bound : INFINITY;
         ctx.observe(c.positions[t], 0, units);
@@ -425,12 +469,13 @@ std::optional<Failure> eval_shift(Ctx& ctx, Fn fn, const Case& c) {
           w.ulps = diff / oracle::ulp_of(s0, Format::F32);
           w.contract_units = worst_units;
           fl.worst = w;
-          fl.message = "the score <q_out[" + std::to_string(t) + "][" + std::to_string(h) + "], k_out[" + std::to_string(u) +
-                       "][" + std::to_string(g) + "]> (query head " + std::to_string(h) + " with key head " +
+          fl.message = "the score <q_out[" + std::to_string(t) + "][" + std::to_string(h) +
+                       "], k_out[" + std::to_string(u) + "][" + std::to_string(g) +
+                       "]> (query head " + std::to_string(h) + " with key head " +
                        std::to_string(g) + " of its group) moved by " + report::format_real(diff) +
                        " under a shift of " + std::to_string(c.shift) + " positions, " +
-                       report::format_real(worst_units) + " times the score contract of class '" + base.variant +
-                       "' (PREC-SCORE-1)";
+                       report::format_real(worst_units) + " times the score contract of class '" +
+                       base.variant + "' (PREC-SCORE-1)";
         }
       }
     }
@@ -438,7 +483,9 @@ std::optional<Failure> eval_shift(Ctx& ctx, Fn fn, const Case& c) {
   if (!(worst_units > 1)) return std::nullopt;
   fl.clause = "ABI-QK-3";
   fl.kind = "property";
-  fl.notes.push_back("expected = score at the original positions, actual = score after the shift, both from one call each");
+  fl.notes.push_back(
+      "expected = score at the original positions, actual = score after the shift, both from one "
+      "call each");
   return fl;
 }
 
@@ -458,7 +505,8 @@ Case with_shift(Rng& r, Case c, std::int64_t limit) {
     c.k.assign(static_cast<std::size_t>(c.n_kv_heads * c.head_dim), 0.25f);
   }
   for (auto* v : {&c.q, &c.k})
-    for (auto& e : *v) e = round_to_storage(r.signed_unit(), c.storage);  // no scaled values: scores stay O(1)
+    for (auto& e : *v)
+      e = round_to_storage(r.signed_unit(), c.storage);  // no scaled values: scores stay O(1)
   std::int64_t lo = c.positions[0], hi = lo;
   for (auto q : c.positions) lo = std::min(lo, q), hi = std::max(hi, q);
   const std::int64_t down = lo, up = limit - hi;
@@ -469,7 +517,8 @@ Case with_shift(Rng& r, Case c, std::int64_t limit) {
   return c;
 }
 
-// ---- views, bounds, completeness, determinism ------------------------------------------------------
+// ---- views, bounds, completeness, determinism
+// ------------------------------------------------------
 
 template <class Case>
 std::optional<Failure> eval_gaps(Ctx& ctx, Fn fn, const Case& c) {
@@ -481,8 +530,9 @@ std::optional<Failure> eval_gaps(Ctx& ctx, Fn fn, const Case& c) {
     f.kind = "wrote-gap";
     f.message = std::string(symbol(fn)) + " " + r.gap_violation;
     f.return_code = r.outcome.rc;
-    f.notes.push_back("the gaps between a view's heads and rows belong to someone else (the K and V of a fused "
-                      "buffer); pecheck fills them with a guard pattern");
+    f.notes.push_back(
+        "the gaps between a view's heads and rows belong to someone else (the K and V of a fused "
+        "buffer); pecheck fills them with a guard pattern");
     return f;
   }
   return failed_call(fn, r);
@@ -517,12 +567,13 @@ std::optional<Failure> eval_written(Ctx& ctx, Fn fn, const Case& c) {
     Failure f;
     f.clause = "ABI-GEN-5";
     f.kind = "unwritten";
-    f.message = std::string(symbol(fn)) + " left " + std::to_string(o.unwritten) + " of " + std::to_string(o.bits.size()) +
-                " elements of " + o.name + " unwritten";
+    f.message = std::string(symbol(fn)) + " left " + std::to_string(o.unwritten) + " of " +
+                std::to_string(o.bits.size()) + " elements of " + o.name + " unwritten";
     char hex[16];
-    std::snprintf(hex, sizeof hex, "0x%0*x", c.storage == Storage::F32 ? 8 : 4, patterns(c.storage).poison);
-    f.notes.push_back(std::string("an unwritten element still holds pecheck's poison NaN (bits ") + hex + "), first at flat index " +
-                      std::to_string(o.first_unwritten));
+    std::snprintf(hex, sizeof hex, "0x%0*x", c.storage == Storage::F32 ? 8 : 4,
+                  patterns(c.storage).poison);
+    f.notes.push_back(std::string("an unwritten element still holds pecheck's poison NaN (bits ") +
+                      hex + "), first at flat index " + std::to_string(o.first_unwritten));
     return f;
   }
   return std::nullopt;
@@ -540,12 +591,13 @@ std::optional<Failure> eval_determinism(Ctx& ctx, Fn fn, const Case& c) {
   for (std::size_t o = 0; o < a.outs.size(); ++o) {
     for (std::size_t i = 0; i < a.outs[o].bits.size(); ++i) {
       const auto x = a.outs[o].bits[i], y = b.outs[o].bits[i];
-      if (x == p.poison || y == p.poison_alt || x == y) continue;  // unwritten: the .written check's job
+      if (x == p.poison || y == p.poison_alt || x == y)
+        continue;  // unwritten: the .written check's job
       Failure f;
       f.clause = "ABI-GEN-6";
       f.kind = "nondeterministic";
-      f.message = std::string(symbol(fn)) + " gave different bits for the same call (" + a.outs[o].name + " element " +
-                  std::to_string(i) + ")";
+      f.message = std::string(symbol(fn)) + " gave different bits for the same call (" +
+                  a.outs[o].name + " element " + std::to_string(i) + ")";
       report::WorstElement w;
       w.output = a.outs[o].name;
       w.flat_index = static_cast<std::int64_t>(i);
@@ -567,12 +619,16 @@ void add_reject_checks(std::vector<AnyCheck>& out, Fn fn, const std::string& dom
     const std::string rid = req.id;
     const std::vector<int> branches = req.branches;
     CheckDef<Case> def{
-        prefix + ".reject." + req.id, req.id == "null" ? std::string("ABI-GEN-3") : domain_clause,
-        std::string(req.safety ? "[tier A, safety] " : "[tier B, hygiene: --strict] ") + "calls breaking '" + req.rule +
+        prefix + ".reject." + req.id,
+        req.id == "null" ? std::string("ABI-GEN-3") : domain_clause,
+        std::string(req.safety ? "[tier A, safety] " : "[tier B, hygiene: --strict] ") +
+            "calls breaking '" + req.rule +
             "' are rejected with a non-zero return and leave the outputs untouched",
-        fn, req.safety ? 80 : 40,
+        fn,
+        req.safety ? 80 : 40,
         [gen_invalid, branches](Rng& r, const GenParams& p) {
-          const int b = branches[static_cast<std::size_t>(r.range(0, static_cast<std::int64_t>(branches.size()) - 1))];
+          const int b = branches[static_cast<std::size_t>(
+              r.range(0, static_cast<std::int64_t>(branches.size()) - 1))];
           return gen_invalid(r, p, b);
         },
         [fn, domain_clause, sym, rid](Ctx& ctx, const Case& c) -> std::optional<Failure> {
@@ -582,7 +638,8 @@ void add_reject_checks(std::vector<AnyCheck>& out, Fn fn, const std::string& dom
           Failure f;
           if (!r.outcome.returned()) {
             f = *failed_call(fn, r);
-            f.message = sym + " " + r.outcome.describe() + " on an invalid call (" + why + ") instead of rejecting it";
+            f.message = sym + " " + r.outcome.describe() + " on an invalid call (" + why +
+                        ") instead of rejecting it";
             return f;
           }
           if (r.outcome.rc == 0) {
@@ -595,7 +652,8 @@ void add_reject_checks(std::vector<AnyCheck>& out, Fn fn, const std::string& dom
           if (!r.unchanged || !r.guards_ok()) {
             f.clause = "ABI-GEN-3";
             f.kind = "rejected-but-wrote";
-            f.message = sym + " rejected an invalid call (" + why + ") but changed its output buffer";
+            f.message =
+                sym + " rejected an invalid call (" + why + ") but changed its output buffer";
             f.return_code = r.outcome.rc;
             return f;
           }
@@ -608,7 +666,8 @@ void add_reject_checks(std::vector<AnyCheck>& out, Fn fn, const std::string& dom
   }
 }
 
-// ---- batch invariance (ABI-BATCH-1) ---------------------------------------------------------------
+// ---- batch invariance (ABI-BATCH-1)
+// ---------------------------------------------------------------
 
 // The same tokens as a sub-batch in another order: every token's outputs must keep their bits.
 template <class Case>
@@ -628,8 +687,10 @@ std::optional<Failure> eval_batch(Ctx& ctx, Fn fn, const Case& c) {
   const std::int64_t D = c.head_dim;
   for (auto t : pick) {
     s.positions.push_back(c.positions[static_cast<std::size_t>(t)]);
-    s.q.insert(s.q.end(), c.q.begin() + t * c.n_q_heads * D, c.q.begin() + (t + 1) * c.n_q_heads * D);
-    s.k.insert(s.k.end(), c.k.begin() + t * c.n_kv_heads * D, c.k.begin() + (t + 1) * c.n_kv_heads * D);
+    s.q.insert(s.q.end(), c.q.begin() + t * c.n_q_heads * D,
+               c.q.begin() + (t + 1) * c.n_q_heads * D);
+    s.k.insert(s.k.end(), c.k.begin() + t * c.n_kv_heads * D,
+               c.k.begin() + (t + 1) * c.n_kv_heads * D);
   }
   if constexpr (std::is_same_v<Case, RopeCachedCase>) fill_cache_rows(s);
   const ViewRunResult sub = run_view_case(ctx.ex, fn, s);
@@ -640,14 +701,17 @@ std::optional<Failure> eval_batch(Ctx& ctx, Fn fn, const Case& c) {
     const OutRead& b = sub.outs[static_cast<std::size_t>(which)];
     for (std::size_t j = 0; j < pick.size(); ++j) {
       for (std::int64_t e = 0; e < H * D; ++e) {
-        const std::size_t ia = static_cast<std::size_t>(pick[j] * H * D + e), ib = j * static_cast<std::size_t>(H * D) + static_cast<std::size_t>(e);
+        const std::size_t ia = static_cast<std::size_t>(pick[j] * H * D + e),
+                          ib = j * static_cast<std::size_t>(H * D) + static_cast<std::size_t>(e);
         if (a.bits[ia] == b.bits[ib]) continue;
         Failure f;
         f.clause = "ABI-BATCH-1";
         f.kind = "batch-variant";
-        f.message = a.name + " of token " + std::to_string(pick[j]) + " changed when the same token was rotated as token " +
-                    std::to_string(j) + " of a sub-batch of " + std::to_string(pick.size());
-        f.worst = element(a.name, pick[j], e / D, e % D, H, D, c.positions[static_cast<std::size_t>(pick[j])]);
+        f.message = a.name + " of token " + std::to_string(pick[j]) +
+                    " changed when the same token was rotated as token " + std::to_string(j) +
+                    " of a sub-batch of " + std::to_string(pick.size());
+        f.worst = element(a.name, pick[j], e / D, e % D, H, D,
+                          c.positions[static_cast<std::size_t>(pick[j])]);
         f.worst->expected = a.values[ia];
         f.worst->actual = b.values[ib];
         f.worst->abs_error = std::fabs(f.worst->actual - f.worst->expected);
@@ -658,7 +722,8 @@ std::optional<Failure> eval_batch(Ctx& ctx, Fn fn, const Case& c) {
   return std::nullopt;
 }
 
-// ---- the builder (ABI-CACHE-3) ---------------------------------------------------------------------
+// ---- the builder (ABI-CACHE-3)
+// ---------------------------------------------------------------------
 
 // Rows judged: all when the cache has at most 8192 (row, pair) angles, else the rows where
 // bugs live (0, 1, 2, powers of two and their neighbours, the last rows) and 32 more spread
@@ -670,13 +735,16 @@ std::vector<std::int64_t> builder_rows(const RopeCacheCase& c) {
     for (std::int64_t p = 0; p < n; ++p) rows.push_back(p);
     return rows;
   }
-  for (std::int64_t p : {std::int64_t{0}, std::int64_t{1}, std::int64_t{2}, n - 2, n - 1}) rows.push_back(p);
+  for (std::int64_t p : {std::int64_t{0}, std::int64_t{1}, std::int64_t{2}, n - 2, n - 1})
+    rows.push_back(p);
   for (std::int64_t b = 2; b < n; b *= 2)
     for (std::int64_t d : {-1, 0, 1}) rows.push_back(b + d);
   for (std::int64_t k = 1; k <= 32; ++k) rows.push_back((n * k) / 33 + (k % 7));
   std::sort(rows.begin(), rows.end());
   rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
-  rows.erase(std::remove_if(rows.begin(), rows.end(), [n](std::int64_t p) { return p < 0 || p >= n; }), rows.end());
+  rows.erase(
+      std::remove_if(rows.begin(), rows.end(), [n](std::int64_t p) { return p < 0 || p >= n; }),
+      rows.end());
   return rows;
 }
 
@@ -701,11 +769,14 @@ std::optional<Failure> eval_builder(Ctx& ctx, Fn fn, const RopeCacheCase& c) {
       oracle::AngleQuery q;
       q.position = p;
       q.position_scale = c.position_scale;
-      q.freq = c.has_inv_freq ? oracle::RopeFrequency::exact(c.inv_freq[static_cast<std::size_t>(i)])
-                              : oracle::RopeFrequency::power(c.theta_base, i, R);
+      q.freq = c.has_inv_freq
+                   ? oracle::RopeFrequency::exact(c.inv_freq[static_cast<std::size_t>(i)])
+                   : oracle::RopeFrequency::power(c.theta_base, i, R);
       const oracle::RopePairResult pr = oracle::rope_pair(q, c.attn_factor, 0.0);  // (a cos, a sin)
-      const double theta = static_cast<double>(p) * c.position_scale * f[static_cast<std::size_t>(i)];
-      const oracle::BudgetInputs in{c.attn_factor, std::fabs(theta), static_cast<double>(i), lf[static_cast<std::size_t>(i)]};
+      const double theta =
+          static_cast<double>(p) * c.position_scale * f[static_cast<std::size_t>(i)];
+      const oracle::BudgetInputs in{c.attn_factor, std::fabs(theta), static_cast<double>(i),
+                                    lf[static_cast<std::size_t>(i)]};
       for (int part = 0; part < 2; ++part) {
         const std::int64_t l = part == 0 ? i : half + i;
         const std::size_t idx = static_cast<std::size_t>(p * R + l);
@@ -720,7 +791,8 @@ std::optional<Failure> eval_builder(Ctx& ctx, Fn fn, const RopeCacheCase& c) {
         if (ctx.record) {
           ctx.acc.observe(p, sulps, units);
           const double step = c.position_scale * f[0];
-          if (i == 0 && part == 1 && step > 0) ctx.acc.observe_position_error(p, err / c.attn_factor / step);
+          if (i == 0 && part == 1 && step > 0)
+            ctx.acc.observe_position_error(p, err / c.attn_factor / step);
         }
         const double u = units[acc.chosen_index()];
         if (u > worst_units || (std::isnan(u) && !worst)) {
@@ -755,10 +827,12 @@ std::optional<Failure> eval_builder(Ctx& ctx, Fn fn, const RopeCacheCase& c) {
   fl.clause = "ABI-CACHE-3";
   fl.kind = std::isnan(worst->actual) ? "nan" : "mismatch";
   fl.worst = worst;
-  fl.message = std::string("cache[") + std::to_string(worst->index[0]) + "][" + std::to_string(worst->index[1]) +
-               "] differs from attn_factor x " + (worst->index[1] < half ? "cos" : "sin") + " of the exact angle by " +
-               report::format_real(worst_ulps) + " ulp, " + report::format_real(worst_units) + " times the " +
-               std::string(storage_name(c.storage)) + " RoPE budget of class '" + chosen.variant + "' (" + chosen.clause + ")";
+  fl.message = std::string("cache[") + std::to_string(worst->index[0]) + "][" +
+               std::to_string(worst->index[1]) + "] differs from attn_factor x " +
+               (worst->index[1] < half ? "cos" : "sin") + " of the exact angle by " +
+               report::format_real(worst_ulps) + " ulp, " + report::format_real(worst_units) +
+               " times the " + std::string(storage_name(c.storage)) + " RoPE budget of class '" +
+               chosen.variant + "' (" + chosen.clause + ")";
   return fl;
 }
 
@@ -780,8 +854,9 @@ std::optional<Failure> eval_builder_batch(Ctx& ctx, Fn fn, const RopeCacheCase& 
     f.clause = "ABI-BATCH-1";
     f.kind = "batch-variant";
     const std::int64_t p = static_cast<std::int64_t>(i) / c.rotary_dim;
-    f.message = "cache row " + std::to_string(p) + " differs between a cache of " + std::to_string(c.cache_positions) +
-                " rows and one of " + std::to_string(s.cache_positions);
+    f.message = "cache row " + std::to_string(p) + " differs between a cache of " +
+                std::to_string(c.cache_positions) + " rows and one of " +
+                std::to_string(s.cache_positions);
     report::WorstElement w;
     w.output = "cache";
     w.index = {p, static_cast<std::int64_t>(i) % c.rotary_dim};
@@ -796,7 +871,8 @@ std::optional<Failure> eval_builder_batch(Ctx& ctx, Fn fn, const RopeCacheCase& 
   return std::nullopt;
 }
 
-// ---- registration ------------------------------------------------------------------------------------
+// ---- registration
+// ------------------------------------------------------------------------------------
 
 void mark_batch(AnyCheck& a) {
   a.strict_only = true;
@@ -805,21 +881,26 @@ void mark_batch(AnyCheck& a) {
 }
 
 template <class Case>
-void add_view_family(std::vector<AnyCheck>& out, Fn fn, std::function<Case(Rng&, const GenParams&)> gen,
+void add_view_family(std::vector<AnyCheck>& out, Fn fn,
+                     std::function<Case(Rng&, const GenParams&)> gen,
                      std::function<Case(Rng&, const GenParams&, int)> gen_invalid) {
   constexpr bool cached = std::is_same_v<Case, RopeCachedCase>;
   const std::string p = check_prefix(fn);
   const std::string values = cached ? "ABI-CACHE-2" : "ABI-QK-2";
-  const auto bind = [fn](auto f) { return [fn, f](Ctx& ctx, const Case& c) { return f(ctx, fn, c); }; };
+  const auto bind = [fn](auto f) {
+    return [fn, f](Ctx& ctx, const Case& c) { return f(ctx, fn, c); };
+  };
+  out.push_back(make_check<Case>({p + ".oracle", values,
+                                  cached ? "q_out and k_out agree with x_a C - x_b S of the cache "
+                                           "row at each position (the cache's values exact) "
+                                           "within the cached-rotation class (PREC-CACHE-1)"
+                                         : "q_out and k_out agree with attn_factor x the exact "
+                                           "rotation (MPFR oracle) within the RoPE class of "
+                                           "the storage type, every GQA group",
+                                  fn, 120, gen, bind(eval_oracle<Case>), true}));
   out.push_back(make_check<Case>(
-      {p + ".oracle", values,
-       cached ? "q_out and k_out agree with x_a C - x_b S of the cache row at each position (the cache's values exact) "
-                "within the cached-rotation class (PREC-CACHE-1)"
-              : "q_out and k_out agree with attn_factor x the exact rotation (MPFR oracle) within the RoPE class of "
-                "the storage type, every GQA group",
-       fn, 120, gen, bind(eval_oracle<Case>), true}));
-  out.push_back(make_check<Case>(
-      {p + ".passthrough", values, "lanes rotary_dim..head_dim-1 of q_out and k_out are copied bit-exactly", fn, 40,
+      {p + ".passthrough", values,
+       "lanes rotary_dim..head_dim-1 of q_out and k_out are copied bit-exactly", fn, 40,
        [gen](Rng& r, const GenParams& gp) {
          Case c = gen(r, gp);
          if (c.rotary_dim == c.head_dim) {  // partial rotary: lanes to pass through
@@ -832,70 +913,80 @@ void add_view_family(std::vector<AnyCheck>& out, Fn fn, std::function<Case(Rng&,
          return c;
        },
        bind(eval_passthrough<Case>)}));
-  out.push_back(make_check<Case>({p + ".inplace", "ABI-QK-4",
-                                  "q_out == q and/or k_out == k (equal strides) give the same bits as separate buffers",
-                                  fn, 30, gen, bind(eval_inplace<Case>)}));
   out.push_back(make_check<Case>(
-      {p + ".shift", "ABI-QK-3",
-       "scores of every query head with the key head of its group, from one call, move under a common position "
-       "shift by no more than the score contract",
-       fn, 50,
-       [gen](Rng& r, const GenParams& gp) {
-         Case c = gen(r, gp);
-         std::int64_t limit = gp.max_position;
-         if constexpr (cached) limit = c.cache_positions - 1;
-         c = with_shift(r, std::move(c), limit);
-         if constexpr (cached) fill_cache_rows(c);
-         return c;
-       },
-       bind(eval_shift<Case>)}));
-  out.push_back(make_check<Case>({p + ".gaps", "ABI-VIEW-2",
-                                  "no write into the gaps between the heads and rows of any view (inputs and outputs)",
-                                  fn, 60, gen, bind(eval_gaps<Case>)}));
-  out.push_back(make_check<Case>({p + ".bounds", "ABI-GEN-4",
-                                  "no write before or after any buffer (canary guard zones) and none into the inputs",
-                                  fn, 60, gen, bind(eval_bounds<Case>)}));
-  out.push_back(make_check<Case>({p + ".written", "ABI-GEN-5",
-                                  "every element of q_out and k_out is written (poisoned with a NaN payload first)", fn,
-                                  50,
+      {p + ".inplace", "ABI-QK-4",
+       "q_out == q and/or k_out == k (equal strides) give the same bits as separate buffers", fn,
+       30, gen, bind(eval_inplace<Case>)}));
+  out.push_back(make_check<Case>({p + ".shift", "ABI-QK-3",
+                                  "scores of every query head with the key head of its group, from "
+                                  "one call, move under a common position "
+                                  "shift by no more than the score contract",
+                                  fn, 50,
                                   [gen](Rng& r, const GenParams& gp) {
                                     Case c = gen(r, gp);
-                                    c.q_in_place = c.k_in_place = false;
+                                    std::int64_t limit = gp.max_position;
+                                    if constexpr (cached) limit = c.cache_positions - 1;
+                                    c = with_shift(r, std::move(c), limit);
+                                    if constexpr (cached) fill_cache_rows(c);
                                     return c;
                                   },
-                                  bind(eval_written<Case>)}));
-  out.push_back(make_check<Case>({p + ".determinism", "ABI-GEN-6", "the same call twice gives the same bits", fn, 30,
-                                  gen, bind(eval_determinism<Case>)}));
+                                  bind(eval_shift<Case>)}));
+  out.push_back(make_check<Case>(
+      {p + ".gaps", "ABI-VIEW-2",
+       "no write into the gaps between the heads and rows of any view (inputs and outputs)", fn, 60,
+       gen, bind(eval_gaps<Case>)}));
+  out.push_back(make_check<Case>(
+      {p + ".bounds", "ABI-GEN-4",
+       "no write before or after any buffer (canary guard zones) and none into the inputs", fn, 60,
+       gen, bind(eval_bounds<Case>)}));
+  out.push_back(make_check<Case>(
+      {p + ".written", "ABI-GEN-5",
+       "every element of q_out and k_out is written (poisoned with a NaN payload first)", fn, 50,
+       [gen](Rng& r, const GenParams& gp) {
+         Case c = gen(r, gp);
+         c.q_in_place = c.k_in_place = false;
+         return c;
+       },
+       bind(eval_written<Case>)}));
+  out.push_back(
+      make_check<Case>({p + ".determinism", "ABI-GEN-6", "the same call twice gives the same bits",
+                        fn, 30, gen, bind(eval_determinism<Case>)}));
   add_reject_checks<Case>(out, fn, cached ? "ABI-CACHE-1" : "ABI-QK-1", gen_invalid);
-  AnyCheck b = make_check<Case>({p + ".batch", "ABI-BATCH-1",
-                                 "a token's outputs keep their bits when it is rotated among other tokens, at another "
-                                 "place, in a batch of another length",
-                                 fn, 30, gen, bind(eval_batch<Case>)});
+  AnyCheck b = make_check<Case>(
+      {p + ".batch", "ABI-BATCH-1",
+       "a token's outputs keep their bits when it is rotated among other tokens, at another "
+       "place, in a batch of another length",
+       fn, 30, gen, bind(eval_batch<Case>)});
   mark_batch(b);
   out.push_back(std::move(b));
 }
 
 void add_builder(std::vector<AnyCheck>& out, Fn fn) {
   const std::string p = check_prefix(fn);
-  const auto bind = [fn](auto f) { return [fn, f](Ctx& ctx, const RopeCacheCase& c) { return f(ctx, fn, c); }; };
+  const auto bind = [fn](auto f) {
+    return [fn, f](Ctx& ctx, const RopeCacheCase& c) { return f(ctx, fn, c); };
+  };
   using C = RopeCacheCase;
-  out.push_back(make_check<C>({p + ".oracle", "ABI-CACHE-3",
-                               "cache[p] holds attn_factor cos / sin of the exact angle within the RoPE class of the "
-                               "storage type (magnitude attn_factor)",
-                               fn, 80, gen_rope_cache, bind(eval_builder), true}));
-  out.push_back(make_check<C>({p + ".bounds", "ABI-GEN-4",
-                               "no write before or after the cache (canary guard zones) and none into the inputs", fn,
-                               40, gen_rope_cache,
-                               [fn](Ctx& ctx, const C& c) { return eval_bounds<C>(ctx, fn, c); }}));
-  out.push_back(make_check<C>({p + ".written", "ABI-GEN-5", "every element of the cache is written", fn, 40,
-                               gen_rope_cache, [fn](Ctx& ctx, const C& c) { return eval_written<C>(ctx, fn, c); }}));
-  out.push_back(make_check<C>({p + ".determinism", "ABI-GEN-6", "the same call twice gives the same bits", fn, 30,
-                               gen_rope_cache,
-                               [fn](Ctx& ctx, const C& c) { return eval_determinism<C>(ctx, fn, c); }}));
+  out.push_back(make_check<C>(
+      {p + ".oracle", "ABI-CACHE-3",
+       "cache[p] holds attn_factor cos / sin of the exact angle within the RoPE class of the "
+       "storage type (magnitude attn_factor)",
+       fn, 80, gen_rope_cache, bind(eval_builder), true}));
+  out.push_back(make_check<C>(
+      {p + ".bounds", "ABI-GEN-4",
+       "no write before or after the cache (canary guard zones) and none into the inputs", fn, 40,
+       gen_rope_cache, [fn](Ctx& ctx, const C& c) { return eval_bounds<C>(ctx, fn, c); }}));
+  out.push_back(make_check<C>(
+      {p + ".written", "ABI-GEN-5", "every element of the cache is written", fn, 40, gen_rope_cache,
+       [fn](Ctx& ctx, const C& c) { return eval_written<C>(ctx, fn, c); }}));
+  out.push_back(make_check<C>(
+      {p + ".determinism", "ABI-GEN-6", "the same call twice gives the same bits", fn, 30,
+       gen_rope_cache, [fn](Ctx& ctx, const C& c) { return eval_determinism<C>(ctx, fn, c); }}));
   add_reject_checks<C>(out, fn, "ABI-CACHE-3", gen_rope_cache_invalid);
-  AnyCheck b = make_check<C>({p + ".batch", "ABI-BATCH-1",
-                              "the rows of a shorter cache are the same bits as the first rows of a longer one", fn, 30,
-                              gen_rope_cache, bind(eval_builder_batch)});
+  AnyCheck b = make_check<C>(
+      {p + ".batch", "ABI-BATCH-1",
+       "the rows of a shorter cache are the same bits as the first rows of a longer one", fn, 30,
+       gen_rope_cache, bind(eval_builder_batch)});
   mark_batch(b);
   out.push_back(std::move(b));
 }
@@ -905,7 +996,8 @@ void add_builder(std::vector<AnyCheck>& out, Fn fn) {
 void add_rope_qk_checks(std::vector<AnyCheck>& out) {
   for (Storage s : kAllStorages) {
     add_view_family<RopeQkCase>(out, fn_of(Family::RopeQk, s), gen_rope_qk, gen_rope_qk_invalid);
-    add_view_family<RopeCachedCase>(out, fn_of(Family::RopeCached, s), gen_rope_cached, gen_rope_cached_invalid);
+    add_view_family<RopeCachedCase>(out, fn_of(Family::RopeCached, s), gen_rope_cached,
+                                    gen_rope_cached_invalid);
     add_builder(out, fn_of(Family::RopeCache, s));
   }
 }

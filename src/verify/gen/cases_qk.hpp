@@ -24,7 +24,8 @@ namespace pecheck::verifier {
 struct ViewSpec {
   enum Kind : std::int32_t {
     TokenMajor = 0,  // s.head = head_dim + head_gap, s.token = n_heads * s.head + token_gap
-    HeadMajor = 1,   // s.token = head_dim + token_gap, s.head = n_tokens * s.token + head_gap (HF [heads][seq][dim])
+    HeadMajor = 1,   // s.token = head_dim + token_gap, s.head = n_tokens * s.token + head_gap (HF
+                     // [heads][seq][dim])
     FusedQkv = 2,    // token-major inside a fused [n_tokens][n_q + 2 n_kv][head_dim] buffer:
                      // s.head = head_dim, s.token = (n_q + 2 n_kv) head_dim (+ token_gap)
   };
@@ -41,7 +42,8 @@ struct QkShape : CaseCommon {
   std::vector<std::int64_t> positions;
   ViewSpec q_view, k_view, q_out_view, k_out_view;
   bool q_in_place = false, k_in_place = false;  // q_out == q (its view), k_out == k (ABI-QK-4)
-  std::vector<float> q, k;  // dense [n_tokens][n_q_heads][head_dim], [n_tokens][n_kv_heads][head_dim]
+  std::vector<float> q,
+      k;  // dense [n_tokens][n_q_heads][head_dim], [n_tokens][n_kv_heads][head_dim]
 };
 
 struct RopeQkCase : QkShape {
@@ -77,7 +79,8 @@ pec_strides view_strides(const QkShape& c, const ViewSpec& v, std::int64_t n_hea
 // Elements from the first to one past the last element of the view (0 when it has none).
 std::int64_t view_span(const QkShape& c, const pec_strides& s, std::int64_t n_heads);
 // The ABI's stride rule for one view: "" when valid, else why not.
-std::string view_violation(const QkShape& c, const pec_strides& s, std::int64_t n_heads, const char* name);
+std::string view_violation(const QkShape& c, const pec_strides& s, std::int64_t n_heads,
+                           const char* name);
 
 // The storage type of a valid pec_dtype (F32 for an invalid one); "f32", "bf16", "f16", "invalid".
 Storage dtype_storage(std::int32_t dtype);
@@ -119,7 +122,9 @@ std::vector<RopeCachedCase> shrink_candidates(const RopeCachedCase& c);
 std::vector<RopeCacheCase> shrink_candidates(const RopeCacheCase& c);
 
 void describe(const RopeQkCase& c, std::vector<report::Arg>& args, std::vector<report::Tensor>& in);
-void describe(const RopeCachedCase& c, std::vector<report::Arg>& args, std::vector<report::Tensor>& in);
-void describe(const RopeCacheCase& c, std::vector<report::Arg>& args, std::vector<report::Tensor>& in);
+void describe(const RopeCachedCase& c, std::vector<report::Arg>& args,
+              std::vector<report::Tensor>& in);
+void describe(const RopeCacheCase& c, std::vector<report::Arg>& args,
+              std::vector<report::Tensor>& in);
 
 }  // namespace pecheck::verifier

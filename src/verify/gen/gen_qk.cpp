@@ -29,7 +29,9 @@ namespace {
 constexpr std::int64_t kMaxElements = 16384;  // q + k elements of one valid case
 
 oracle::Format fmt(std::int32_t dtype) {
-  return dtype == PEC_DTYPE_BF16 ? oracle::Format::BF16 : dtype == PEC_DTYPE_F16 ? oracle::Format::F16 : oracle::Format::F32;
+  return dtype == PEC_DTYPE_BF16  ? oracle::Format::BF16
+         : dtype == PEC_DTYPE_F16 ? oracle::Format::F16
+                                  : oracle::Format::F32;
 }
 
 // A float rounded to the storage type; a value an fp16 cannot hold finitely is scaled down by
@@ -47,7 +49,7 @@ float gen_value(Rng& r, Storage storage) {
   float v = r.signed_unit();
   if (k <= 3) {
     v = storage == Storage::F16 ? std::ldexp(v, static_cast<int>(r.range(-12, 8)))
-                                 : std::ldexp(v, static_cast<int>(r.range(-30, 30)));
+                                : std::ldexp(v, static_cast<int>(r.range(-30, 30)));
   }
   return fit(v, storage);
 }
@@ -75,7 +77,8 @@ std::vector<std::int64_t> gen_positions(Rng& r, std::int64_t n, std::int64_t max
   switch (r.range(0, 6)) {
     case 0: {
       const std::int64_t s = r.range(0, std::max<std::int64_t>(0, max_pos - n + 1));
-      for (std::size_t t = 0; t < p.size(); ++t) p[t] = std::min(s + static_cast<std::int64_t>(t), max_pos);
+      for (std::size_t t = 0; t < p.size(); ++t)
+        p[t] = std::min(s + static_cast<std::int64_t>(t), max_pos);
       break;
     }
     case 1: {
@@ -92,10 +95,13 @@ std::vector<std::int64_t> gen_positions(Rng& r, std::int64_t n, std::int64_t max
     case 3:
       for (auto& e : p) e = max_pos - r.range(0, std::min<std::int64_t>(64, max_pos));
       break;
-    case 4: std::fill(p.begin(), p.end(), r.range(0, max_pos)); break;
+    case 4:
+      std::fill(p.begin(), p.end(), r.range(0, max_pos));
+      break;
     case 5:
       for (auto& e : p) {
-        const int b = static_cast<int>(r.range(0, 63 - __builtin_clzll(static_cast<unsigned long long>(max_pos) | 1)));
+        const int b = static_cast<int>(
+            r.range(0, 63 - __builtin_clzll(static_cast<unsigned long long>(max_pos) | 1)));
         e = std::clamp<std::int64_t>((std::int64_t{1} << b) + r.range(-1, 1), 0, max_pos);
       }
       break;
@@ -110,9 +116,9 @@ std::vector<std::int64_t> gen_positions(Rng& r, std::int64_t n, std::int64_t max
 
 // (n_q_heads, n_kv_heads): MHA, MQA, GQA with even and odd ratios.
 void gen_gqa(Rng& r, QkShape& c) {
-  static constexpr std::int64_t kPairs[][2] = {{1, 1}, {2, 1}, {4, 1}, {8, 1}, {3, 1}, {4, 2}, {6, 2}, {6, 3},
-                                               {8, 2}, {8, 8}, {5, 5}, {12, 4}, {9, 3}, {10, 5}, {32, 8}, {7, 7},
-                                               {16, 2}, {2, 2}, {6, 1}, {14, 2}};
+  static constexpr std::int64_t kPairs[][2] = {
+      {1, 1}, {2, 1},  {4, 1}, {8, 1},  {3, 1},  {4, 2}, {6, 2},  {6, 3}, {8, 2}, {8, 8},
+      {5, 5}, {12, 4}, {9, 3}, {10, 5}, {32, 8}, {7, 7}, {16, 2}, {2, 2}, {6, 1}, {14, 2}};
   const auto& pr = kPairs[r.range(0, static_cast<std::int64_t>(std::size(kPairs)) - 1)];
   c.n_q_heads = pr[0];
   c.n_kv_heads = pr[1];
@@ -137,7 +143,8 @@ ViewSpec gen_view(Rng& r) {
 }
 
 void gen_shape(Rng& r, const GenParams& p, QkShape& c, std::int64_t max_pos) {
-  static constexpr std::int64_t kDims[] = {2, 4, 6, 8, 16, 18, 32, 48, 64, 64, 80, 96, 128, 128, 256};
+  static constexpr std::int64_t kDims[] = {2,  4,  6,  8,  16,  18,  32, 48,
+                                           64, 64, 80, 96, 128, 128, 256};
   c.layout = r.chance(50) ? 0 : 1;
   c.head_dim = r.pick(kDims);
   const int rk = static_cast<int>(r.range(0, 9));
@@ -156,7 +163,8 @@ void gen_shape(Rng& r, const GenParams& p, QkShape& c, std::int64_t max_pos) {
       c.n_tokens = (c.n_tokens + 1) / 2;
     } else {
       c.head_dim = std::max(c.rotary_dim, c.head_dim / 2);
-      if (c.rotary_dim > 8) c.rotary_dim /= 2, c.rotary_dim &= ~std::int64_t{1}, c.head_dim = c.rotary_dim;
+      if (c.rotary_dim > 8)
+        c.rotary_dim /= 2, c.rotary_dim &= ~std::int64_t{1}, c.head_dim = c.rotary_dim;
     }
   }
   (void)p;
@@ -182,7 +190,7 @@ double gen_attn_factor(Rng& r) {
   const int k = static_cast<int>(r.range(0, 9));
   if (k < 4) return 1.0;
   const double s = r.pick(kS);
-  if (k < 7) return 0.1 * std::log(s) + 1.0;                     // YaRN mscale
+  if (k < 7) return 0.1 * std::log(s) + 1.0;                      // YaRN mscale
   return std::sqrt(1.0 + std::log(s) / std::log(r.pick(kOrig)));  // LongRoPE
 }
 
@@ -199,7 +207,9 @@ void gen_freq(Rng& r, C& c, std::int64_t rotary_dim) {
   if (c.has_inv_freq) {
     const double lin = r.chance(50) ? 1.0 : r.pick(kScales);
     for (std::int64_t i = 0; i < rotary_dim / 2; ++i) {
-      double f = std::pow(c.theta_base, -2.0 * static_cast<double>(i) / static_cast<double>(rotary_dim)) * lin;
+      double f =
+          std::pow(c.theta_base, -2.0 * static_cast<double>(i) / static_cast<double>(rotary_dim)) *
+          lin;
       if (r.chance(20)) f /= 1.0 + r.unit() * 40.0;  // LongRoPE-style per-pair rescale
       c.inv_freq.push_back(static_cast<float>(f));
     }
@@ -213,7 +223,8 @@ void gen_freq(Rng& r, C& c, std::int64_t rotary_dim) {
 
 pec_strides view_strides(const QkShape& c, const ViewSpec& v, std::int64_t n_heads) {
   if (v.explicit_strides) return v.strides;
-  const std::int64_t d = std::max<std::int64_t>(c.head_dim, 0), t = std::max<std::int64_t>(c.n_tokens, 0);
+  const std::int64_t d = std::max<std::int64_t>(c.head_dim, 0),
+                     t = std::max<std::int64_t>(c.n_tokens, 0);
   const std::int64_t h = std::max<std::int64_t>(n_heads, 0);
   switch (v.kind) {
     case ViewSpec::HeadMajor: {
@@ -221,7 +232,11 @@ pec_strides view_strides(const QkShape& c, const ViewSpec& v, std::int64_t n_hea
       return {st, t * st + v.head_gap};
     }
     case ViewSpec::FusedQkv:
-      return {(std::max<std::int64_t>(c.n_q_heads, 0) + 2 * std::max<std::int64_t>(c.n_kv_heads, 0)) * d + v.token_gap, d};
+      return {
+          (std::max<std::int64_t>(c.n_q_heads, 0) + 2 * std::max<std::int64_t>(c.n_kv_heads, 0)) *
+                  d +
+              v.token_gap,
+          d};
     default: {
       const std::int64_t sh = d + v.head_gap;
       return {h * sh + v.token_gap, sh};
@@ -234,13 +249,15 @@ std::int64_t view_span(const QkShape& c, const pec_strides& s, std::int64_t n_he
   return (c.n_tokens - 1) * s.token + (n_heads - 1) * s.head + c.head_dim;
 }
 
-std::string view_violation(const QkShape& c, const pec_strides& s, std::int64_t n_heads, const char* name) {
+std::string view_violation(const QkShape& c, const pec_strides& s, std::int64_t n_heads,
+                           const char* name) {
   const std::int64_t T = c.n_tokens, H = n_heads, D = c.head_dim;
   const std::string n(name);
   if (T <= 0 || H <= 0 || D <= 0) return "";
   const bool need_token = T > 1, need_head = H > 1;
   if (s.token < 0 || s.head < 0) {
-    return n + " strides {" + std::to_string(s.token) + ", " + std::to_string(s.head) + "} are negative";
+    return n + " strides {" + std::to_string(s.token) + ", " + std::to_string(s.head) +
+           "} are negative";
   }
   if (!need_head && !need_token) return "";
   if (!need_head) {
@@ -253,8 +270,8 @@ std::string view_violation(const QkShape& c, const pec_strides& s, std::int64_t 
     if (token_major || head_major) return "";
   }
   return n + " strides {token " + std::to_string(s.token) + ", head " + std::to_string(s.head) +
-         "} overlap for " + std::to_string(T) + " tokens x " + std::to_string(H) + " heads x " + std::to_string(D) +
-         " lanes";
+         "} overlap for " + std::to_string(T) + " tokens x " + std::to_string(H) + " heads x " +
+         std::to_string(D) + " lanes";
 }
 
 Storage dtype_storage(std::int32_t d) {
@@ -272,15 +289,22 @@ void fit_storage(RopeCachedCase& c) {
 void fit_storage(RopeCacheCase&) {}  // no tensor input
 
 const char* dtype_name(std::int32_t d) {
-  return d == PEC_DTYPE_F32 ? "f32" : d == PEC_DTYPE_BF16 ? "bf16" : d == PEC_DTYPE_F16 ? "f16" : "invalid";
+  return d == PEC_DTYPE_F32    ? "f32"
+         : d == PEC_DTYPE_BF16 ? "bf16"
+         : d == PEC_DTYPE_F16  ? "f16"
+                               : "invalid";
 }
 
 void fill_cache_rows(RopeCachedCase& c) {
   c.row_pos.clear();
   c.row_vals.clear();
   if (c.rotary_dim < 2 || c.rotary_dim % 2 != 0 || c.rotary_dim > 4096) return;
-  if (c.cache_dtype < 0 || c.cache_dtype > 2 || !std::isfinite(c.attn_factor) || !(c.attn_factor > 0)) return;
-  if (!std::isfinite(c.theta_base) || !(c.theta_base > 1) || !std::isfinite(c.position_scale) || !(c.position_scale > 0)) return;
+  if (c.cache_dtype < 0 || c.cache_dtype > 2 || !std::isfinite(c.attn_factor) ||
+      !(c.attn_factor > 0))
+    return;
+  if (!std::isfinite(c.theta_base) || !(c.theta_base > 1) || !std::isfinite(c.position_scale) ||
+      !(c.position_scale > 0))
+    return;
   std::vector<std::int64_t> want;
   for (auto p : c.positions) {
     for (std::int64_t q : {p, p + c.shift}) {
@@ -305,12 +329,14 @@ void fill_cache_rows(RopeCachedCase& c) {
       // attn_factor * (cos, sin): the rotation of (attn_factor, 0), correctly rounded.
       const oracle::RopePairResult pr = oracle::rope_pair(q, c.attn_factor, 0.0);
       c.row_vals[base + static_cast<std::size_t>(i)] = static_cast<float>(pr.ya_rounded.in(f));
-      c.row_vals[base + static_cast<std::size_t>(half + i)] = static_cast<float>(pr.yb_rounded.in(f));
+      c.row_vals[base + static_cast<std::size_t>(half + i)] =
+          static_cast<float>(pr.yb_rounded.in(f));
     }
   }
 }
 
-// ---- valid generators ----------------------------------------------------------------------------
+// ---- valid generators
+// ----------------------------------------------------------------------------
 
 RopeQkCase gen_rope_qk(Rng& r, const GenParams& p) {
   RopeQkCase c;
@@ -326,7 +352,8 @@ RopeCachedCase gen_rope_cached(Rng& r, const GenParams& p) {
   c.storage = p.storage;
   const std::int32_t storage = static_cast<std::int32_t>(p.storage);  // pec_dtype order
   const bool big = r.chance(10) && p.max_position > 8191;
-  std::int64_t max_pos = big ? p.max_position : std::min<std::int64_t>(p.max_position, r.chance(50) ? 8191 : 2047);
+  std::int64_t max_pos =
+      big ? p.max_position : std::min<std::int64_t>(p.max_position, r.chance(50) ? 8191 : 2047);
   gen_shape(r, p, c, max_pos);
   if (big) {  // long context with a small rotary part: the cache stays small
     c.rotary_dim = std::min<std::int64_t>(c.rotary_dim, 2 * r.range(1, 8));
@@ -356,7 +383,8 @@ RopeCacheCase gen_rope_cache(Rng& r, const GenParams& p) {
     while (c.cache_positions * c.rotary_dim > (1 << 19)) c.rotary_dim /= 2;
     c.rotary_dim = std::max<std::int64_t>(2, c.rotary_dim & ~std::int64_t{1});
   } else {
-    c.cache_positions = std::min<std::int64_t>(p.max_position + 1, r.range(8192, std::max<std::int64_t>(8192, p.max_position + 1)));
+    c.cache_positions = std::min<std::int64_t>(
+        p.max_position + 1, r.range(8192, std::max<std::int64_t>(8192, p.max_position + 1)));
     c.rotary_dim = 2 * r.range(1, 2);  // <= 2^19 elements: the builder writes them all
   }
   gen_freq(r, c, c.rotary_dim);

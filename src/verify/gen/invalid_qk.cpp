@@ -31,8 +31,8 @@ std::string shape_reason(const QkShape& c) {
   if (c.head_dim < 2 || c.rotary_dim > c.head_dim) return "rotary_dim > head_dim or head_dim < 2";
   if (c.rotary_dim < 2 || c.rotary_dim % 2 != 0) return "rotary_dim is not even and >= 2";
   if (c.n_q_heads % c.n_kv_heads != 0) {
-    return "n_q_heads = " + std::to_string(c.n_q_heads) + " is not a multiple of n_kv_heads = " +
-           std::to_string(c.n_kv_heads);
+    return "n_q_heads = " + std::to_string(c.n_q_heads) +
+           " is not a multiple of n_kv_heads = " + std::to_string(c.n_kv_heads);
   }
   if (c.layout != 0 && c.layout != 1) return "layout is neither PEC_ROPE_NEOX nor PEC_ROPE_GPTJ";
   return "";
@@ -51,8 +51,10 @@ std::string views_reason(const QkShape& c) {
   const std::int64_t hq = c.n_q_heads, hk = c.n_kv_heads;
   if (auto s = view_violation(c, view_strides(c, c.q_view, hq), hq, "q"); !s.empty()) return s;
   if (auto s = view_violation(c, view_strides(c, c.k_view, hk), hk, "k"); !s.empty()) return s;
-  if (auto s = view_violation(c, view_strides(c, c.q_out_view, hq), hq, "q_out"); !s.empty()) return s;
-  if (auto s = view_violation(c, view_strides(c, c.k_out_view, hk), hk, "k_out"); !s.empty()) return s;
+  if (auto s = view_violation(c, view_strides(c, c.q_out_view, hq), hq, "q_out"); !s.empty())
+    return s;
+  if (auto s = view_violation(c, view_strides(c, c.k_out_view, hk), hk, "k_out"); !s.empty())
+    return s;
   return "";
 }
 
@@ -85,17 +87,27 @@ C small_valid(Rng& r, const GenParams& p, C (*gen)(Rng&, const GenParams&)) {
 template <class C>
 bool break_shape(Rng& r, C& c, int branch) {
   switch (branch) {
-    case 0: c.n_tokens = -r.range(1, 3); c.positions.clear(); c.q.clear(); c.k.clear(); return true;
+    case 0:
+      c.n_tokens = -r.range(1, 3);
+      c.positions.clear();
+      c.q.clear();
+      c.k.clear();
+      return true;
     case 1:
-      if (r.chance(50)) c.n_q_heads = r.range(-2, 0); else c.n_kv_heads = r.range(-2, 0);
-      c.q.clear(); c.k.clear();
+      if (r.chance(50))
+        c.n_q_heads = r.range(-2, 0);
+      else
+        c.n_kv_heads = r.range(-2, 0);
+      c.q.clear();
+      c.k.clear();
       return true;
     case 2:  // rotary-range: wider than the head, or a head below 2 lanes
       if (r.chance(75)) {
         c.rotary_dim = c.head_dim + 2 * r.range(1, 2);
       } else {
         c.head_dim = r.range(0, 1), c.rotary_dim = 2;
-        c.q.clear(); c.k.clear();
+        c.q.clear();
+        c.k.clear();
       }
       c.inv_freq.clear();
       c.has_inv_freq = false;
@@ -108,25 +120,34 @@ bool break_shape(Rng& r, C& c, int branch) {
       c.has_inv_freq = false;
       return true;
     }
-    case 4: c.layout = r.chance(50) ? 2 : -1; return true;
+    case 4:
+      c.layout = r.chance(50) ? 2 : -1;
+      return true;
     case 8: {  // gqa: n_q_heads not a multiple of n_kv_heads (5/2, 7/3, 3/2, 1/2, ...)
-      static constexpr std::int64_t kBad[][2] = {{5, 2}, {7, 3}, {3, 2}, {1, 2}, {6, 4}, {9, 2}, {2, 3}};
+      static constexpr std::int64_t kBad[][2] = {{5, 2}, {7, 3}, {3, 2}, {1, 2},
+                                                 {6, 4}, {9, 2}, {2, 3}};
       const auto& b = kBad[r.range(0, static_cast<std::int64_t>(std::size(kBad)) - 1)];
       c.n_q_heads = b[0];
       c.n_kv_heads = b[1];
-      c.q = std::vector<float>(static_cast<std::size_t>(c.n_tokens * c.n_q_heads * c.head_dim), 0.5f);
-      c.k = std::vector<float>(static_cast<std::size_t>(c.n_tokens * c.n_kv_heads * c.head_dim), 0.25f);
+      c.q =
+          std::vector<float>(static_cast<std::size_t>(c.n_tokens * c.n_q_heads * c.head_dim), 0.5f);
+      c.k = std::vector<float>(static_cast<std::size_t>(c.n_tokens * c.n_kv_heads * c.head_dim),
+                               0.25f);
       c.q_view = c.k_view = c.q_out_view = c.k_out_view = ViewSpec{};
       c.q_in_place = c.k_in_place = false;
       return true;
     }
-    case 9: {  // strides: negative, overlapping heads or rows (n_tokens, heads >= 2 make them matter)
+    case 9: {  // strides: negative, overlapping heads or rows (n_tokens, heads >= 2 make them
+               // matter)
       c.n_tokens = std::max<std::int64_t>(c.n_tokens, 2);
       c.positions.resize(static_cast<std::size_t>(c.n_tokens), 0);
       c.q.resize(static_cast<std::size_t>(c.n_tokens * c.n_q_heads * c.head_dim), 0.5f);
       c.k.resize(static_cast<std::size_t>(c.n_tokens * c.n_kv_heads * c.head_dim), 0.25f);
       const int which = static_cast<int>(r.range(0, 3));
-      ViewSpec& v = which == 0 ? c.q_view : which == 1 ? c.k_view : which == 2 ? c.q_out_view : c.k_out_view;
+      ViewSpec& v = which == 0   ? c.q_view
+                    : which == 1 ? c.k_view
+                    : which == 2 ? c.q_out_view
+                                 : c.k_out_view;
       if (which == 0) c.q_in_place = false;
       if (which == 1) c.k_in_place = false;
       if (which == 2) c.q_in_place = false;
@@ -135,21 +156,32 @@ bool break_shape(Rng& r, C& c, int branch) {
       const pec_strides good = view_strides(c, ViewSpec{}, heads);
       v.explicit_strides = true;
       switch (r.range(0, 3)) {
-        case 0: v.strides = {good.token, -c.head_dim}; break;                  // negative head stride
-        case 1: v.strides = {-good.token, c.head_dim}; break;                  // negative token stride
-        case 2: v.strides = {good.token, c.head_dim - r.range(1, c.head_dim)}; break;  // heads overlap
-        default: v.strides = {heads * c.head_dim - r.range(1, c.head_dim), c.head_dim}; break;  // rows overlap
+        case 0:
+          v.strides = {good.token, -c.head_dim};
+          break;  // negative head stride
+        case 1:
+          v.strides = {-good.token, c.head_dim};
+          break;  // negative token stride
+        case 2:
+          v.strides = {good.token, c.head_dim - r.range(1, c.head_dim)};
+          break;  // heads overlap
+        default:
+          v.strides = {heads * c.head_dim - r.range(1, c.head_dim), c.head_dim};
+          break;  // rows overlap
       }
-      if (heads == 1 && (v.strides.head < 0 || v.strides.head < c.head_dim)) v.strides = {-good.token, c.head_dim};
+      if (heads == 1 && (v.strides.head < 0 || v.strides.head < c.head_dim))
+        v.strides = {-good.token, c.head_dim};
       return true;
     }
-    default: return false;
+    default:
+      return false;
   }
 }
 
 void null_field(Rng& r, QkShape& c, bool cached) {
   static constexpr const char* kFields[] = {"q", "k", "q_out", "k_out", "positions"};
-  static constexpr const char* kCached[] = {"q", "k", "q_out", "k_out", "positions", "cos_sin_cache"};
+  static constexpr const char* kCached[] = {"q",     "k",         "q_out",
+                                            "k_out", "positions", "cos_sin_cache"};
   c.null_field = cached ? r.pick(kCached) : r.pick(kFields);
   c.q_in_place = c.k_in_place = false;
   c.q_out_view = c.q_view;
@@ -158,7 +190,8 @@ void null_field(Rng& r, QkShape& c, bool cached) {
 
 }  // namespace
 
-// ---- domains ---------------------------------------------------------------------------------------
+// ---- domains
+// ---------------------------------------------------------------------------------------
 
 std::string invalid_reason(const RopeQkCase& c) {
   if (auto s = shape_reason(c); !s.empty()) return s;
@@ -179,9 +212,11 @@ std::string invalid_requirement(const RopeQkCase& c) {
 
 std::string invalid_reason(const RopeCachedCase& c) {
   if (auto s = shape_reason(c); !s.empty()) return s;
-  if (c.cache_dtype < 0 || c.cache_dtype > 2) return "cache_dtype " + std::to_string(c.cache_dtype) + " is not a pec_dtype";
+  if (c.cache_dtype < 0 || c.cache_dtype > 2)
+    return "cache_dtype " + std::to_string(c.cache_dtype) + " is not a pec_dtype";
   if (c.cache_positions < 1) return "cache_positions < 1";
-  if (auto s = bad_positions(c.positions, c.cache_positions); !s.empty()) return s + " (cache_positions)";
+  if (auto s = bad_positions(c.positions, c.cache_positions); !s.empty())
+    return s + " (cache_positions)";
   if (auto s = views_reason(c); !s.empty()) return s;
   return null_reason(c, true);
 }
@@ -190,13 +225,15 @@ std::string invalid_requirement(const RopeCachedCase& c) {
   if (invalid_reason(c).empty()) return "";
   if (auto s = shape_requirement(c); !s.empty()) return s;
   if (c.cache_dtype < 0 || c.cache_dtype > 2) return "cache-dtype";
-  if (c.cache_positions < 1 || !bad_positions(c.positions, c.cache_positions).empty()) return "cache-range";
+  if (c.cache_positions < 1 || !bad_positions(c.positions, c.cache_positions).empty())
+    return "cache-range";
   if (!views_reason(c).empty()) return "strides";
   return "null";
 }
 
 std::string invalid_reason(const RopeCacheCase& c) {
-  if (c.cache_positions < 1 || c.cache_positions > kPosLimit) return "cache_positions is not in [1, 2^31]";
+  if (c.cache_positions < 1 || c.cache_positions > kPosLimit)
+    return "cache_positions is not in [1, 2^31]";
   if (c.rotary_dim < 2 || c.rotary_dim % 2 != 0) return "rotary_dim is not even and >= 2";
   if (auto s = scalars_reason(c.theta_base, c.position_scale, c.attn_factor); !s.empty()) return s;
   if (c.null_field == "cache") return "cache is NULL";
@@ -218,21 +255,52 @@ std::int64_t output_size(const RopeCacheCase& c) {
 
 const std::vector<RejectRequirement>& reject_requirements_qk(std::string_view scheme) {
   static const std::vector<RejectRequirement> qk = {
-      {"rotary-range", {2}, true, "rotary_dim <= head_dim and head_dim >= 2: a kernel that trusts it reads and writes lanes past the head"},
-      {"gqa", {8}, true, "n_q_heads a multiple of n_kv_heads: a kernel that pairs query head h with key head h / (n_q_heads / n_kv_heads) indexes past the last key head"},
-      {"strides", {9}, true, "strides of every view non-negative and non-overlapping (ABI-VIEW-1): a negative stride addresses memory before the buffer"},
+      {"rotary-range",
+       {2},
+       true,
+       "rotary_dim <= head_dim and head_dim >= 2: a kernel that trusts it reads and writes lanes "
+       "past the head"},
+      {"gqa",
+       {8},
+       true,
+       "n_q_heads a multiple of n_kv_heads: a kernel that pairs query head h with key head h / "
+       "(n_q_heads / n_kv_heads) indexes past the last key head"},
+      {"strides",
+       {9},
+       true,
+       "strides of every view non-negative and non-overlapping (ABI-VIEW-1): a negative stride "
+       "addresses memory before the buffer"},
       {"rotary-parity", {3}, false, "rotary_dim even and >= 2"},
       {"sizes", {0, 1}, false, "n_tokens >= 0, n_q_heads >= 1, n_kv_heads >= 1"},
       {"layout", {4}, false, "layout is PEC_ROPE_NEOX or PEC_ROPE_GPTJ"},
-      {"scalars", {5}, false, "theta_base finite and > 1, position_scale and attn_factor finite and > 0"},
+      {"scalars",
+       {5},
+       false,
+       "theta_base finite and > 1, position_scale and attn_factor finite and > 0"},
       {"positions", {6}, false, "positions in [0, 2^31)"},
       {"null", {7}, false, "no NULL array where elements are due (ABI-GEN-3)"},
   };
   static const std::vector<RejectRequirement> cached = {
-      {"rotary-range", {2}, true, "rotary_dim <= head_dim and head_dim >= 2: a kernel that trusts it reads and writes lanes past the head"},
-      {"gqa", {8}, true, "n_q_heads a multiple of n_kv_heads: a kernel that pairs query head h with key head h / (n_q_heads / n_kv_heads) indexes past the last key head"},
-      {"strides", {9}, true, "strides of every view non-negative and non-overlapping (ABI-VIEW-1): a negative stride addresses memory before the buffer"},
-      {"cache-range", {6}, true, "every position in [0, cache_positions), cache_positions >= 1: a kernel that trusts it reads a row outside the cache"},
+      {"rotary-range",
+       {2},
+       true,
+       "rotary_dim <= head_dim and head_dim >= 2: a kernel that trusts it reads and writes lanes "
+       "past the head"},
+      {"gqa",
+       {8},
+       true,
+       "n_q_heads a multiple of n_kv_heads: a kernel that pairs query head h with key head h / "
+       "(n_q_heads / n_kv_heads) indexes past the last key head"},
+      {"strides",
+       {9},
+       true,
+       "strides of every view non-negative and non-overlapping (ABI-VIEW-1): a negative stride "
+       "addresses memory before the buffer"},
+      {"cache-range",
+       {6},
+       true,
+       "every position in [0, cache_positions), cache_positions >= 1: a kernel that trusts it "
+       "reads a row outside the cache"},
       {"rotary-parity", {3}, false, "rotary_dim even and >= 2"},
       {"sizes", {0, 1}, false, "n_tokens >= 0, n_q_heads >= 1, n_kv_heads >= 1"},
       {"layout", {4}, false, "layout is PEC_ROPE_NEOX or PEC_ROPE_GPTJ"},
@@ -242,7 +310,10 @@ const std::vector<RejectRequirement>& reject_requirements_qk(std::string_view sc
   static const std::vector<RejectRequirement> cache = {
       {"sizes", {0}, false, "cache_positions in [1, 2^31]"},
       {"rotary-parity", {1}, false, "rotary_dim even and >= 2"},
-      {"scalars", {2}, false, "theta_base finite and > 1, position_scale and attn_factor finite and > 0"},
+      {"scalars",
+       {2},
+       false,
+       "theta_base finite and > 1, position_scale and attn_factor finite and > 0"},
       {"null", {3}, false, "cache is not NULL (ABI-GEN-3)"},
   };
   static const std::vector<RejectRequirement> none;
@@ -252,7 +323,8 @@ const std::vector<RejectRequirement>& reject_requirements_qk(std::string_view sc
   return none;
 }
 
-// ---- invalid generators ------------------------------------------------------------------------------
+// ---- invalid generators
+// ------------------------------------------------------------------------------
 
 RopeQkCase gen_rope_qk_invalid(Rng& r, const GenParams& p, int branch) {
   RopeQkCase c = small_valid<RopeQkCase>(r, p, gen_rope_qk);
@@ -262,17 +334,23 @@ RopeQkCase gen_rope_qk_invalid(Rng& r, const GenParams& p, int branch) {
       const double bad[] = {1.0, 0.5, 0.0, -10000.0, kNan, kInf};
       const double bad_pos[] = {0.0, -1.0, kNan, kInf};
       const int k = static_cast<int>(r.range(0, 2));
-      if (k == 0) c.theta_base = r.pick(bad);
-      else if (k == 1) c.position_scale = r.pick(bad_pos);
-      else c.attn_factor = r.pick(bad_pos);
+      if (k == 0)
+        c.theta_base = r.pick(bad);
+      else if (k == 1)
+        c.position_scale = r.pick(bad_pos);
+      else
+        c.attn_factor = r.pick(bad_pos);
       break;
     }
     case 6: {
-      static constexpr std::int64_t kBad[] = {-1, -2147483648LL, 2147483648LL, std::int64_t{1} << 40};
+      static constexpr std::int64_t kBad[] = {-1, -2147483648LL, 2147483648LL,
+                                              std::int64_t{1} << 40};
       c.positions[static_cast<std::size_t>(r.range(0, c.n_tokens - 1))] = r.pick(kBad);
       break;
     }
-    default: null_field(r, c, false); break;
+    default:
+      null_field(r, c, false);
+      break;
   }
   return c;
 }
@@ -281,18 +359,27 @@ RopeCachedCase gen_rope_cached_invalid(Rng& r, const GenParams& p, int branch) {
   RopeCachedCase c = small_valid<RopeCachedCase>(r, p, gen_rope_cached);
   if (!break_shape(r, c, branch)) {
     switch (branch) {
-      case 5: c.cache_dtype = r.chance(50) ? 3 : -1; break;
+      case 5:
+        c.cache_dtype = r.chance(50) ? 3 : -1;
+        break;
       case 6: {  // a position at or past the last row, or negative, or no rows at all
         const int k = static_cast<int>(r.range(0, 4));
         const std::size_t t = static_cast<std::size_t>(r.range(0, c.n_tokens - 1));
-        if (k == 0) c.positions[t] = c.cache_positions;
-        else if (k == 1) c.positions[t] = c.cache_positions + r.range(1, 4096);
-        else if (k == 2) c.positions[t] = -r.range(1, 3);
-        else if (k == 3) c.positions[t] = -2147483648LL;
-        else c.cache_positions = 0;
+        if (k == 0)
+          c.positions[t] = c.cache_positions;
+        else if (k == 1)
+          c.positions[t] = c.cache_positions + r.range(1, 4096);
+        else if (k == 2)
+          c.positions[t] = -r.range(1, 3);
+        else if (k == 3)
+          c.positions[t] = -2147483648LL;
+        else
+          c.cache_positions = 0;
         break;
       }
-      default: null_field(r, c, true); break;
+      default:
+        null_field(r, c, true);
+        break;
     }
   }
   fill_cache_rows(c);
@@ -307,7 +394,9 @@ RopeCacheCase gen_rope_cache_invalid(Rng& r, const GenParams& p, int branch) {
     c = gen_rope_cache(r, q);
   } while (c.cache_positions * c.rotary_dim > 4096);
   switch (branch) {
-    case 0: c.cache_positions = r.chance(80) ? r.range(-3, 0) : kPosLimit + 1; break;
+    case 0:
+      c.cache_positions = r.chance(80) ? r.range(-3, 0) : kPosLimit + 1;
+      break;
     case 1: {
       static constexpr std::int64_t kRot[] = {0, -2, 1, 3, 7};
       c.rotary_dim = r.pick(kRot);
@@ -319,12 +408,17 @@ RopeCacheCase gen_rope_cache_invalid(Rng& r, const GenParams& p, int branch) {
       const double bad[] = {1.0, 0.5, 0.0, -10000.0, kNan, kInf};
       const double bad_pos[] = {0.0, -1.0, kNan, kInf};
       const int k = static_cast<int>(r.range(0, 2));
-      if (k == 0) c.theta_base = r.pick(bad);
-      else if (k == 1) c.position_scale = r.pick(bad_pos);
-      else c.attn_factor = r.pick(bad_pos);
+      if (k == 0)
+        c.theta_base = r.pick(bad);
+      else if (k == 1)
+        c.position_scale = r.pick(bad_pos);
+      else
+        c.attn_factor = r.pick(bad_pos);
       break;
     }
-    default: c.null_field = "cache"; break;
+    default:
+      c.null_field = "cache";
+      break;
   }
   return c;
 }

@@ -18,8 +18,8 @@ Idx iota(std::int64_t n) {
   return v;
 }
 
-std::vector<float> select3(const std::vector<float>& v, std::int64_t B, std::int64_t C, const Idx& a, const Idx& b,
-                           const Idx& c) {
+std::vector<float> select3(const std::vector<float>& v, std::int64_t B, std::int64_t C,
+                           const Idx& a, const Idx& b, const Idx& c) {
   std::vector<float> out;
   for (auto i : a)
     for (auto j : b)
@@ -72,9 +72,11 @@ bool same_float(float a, float b) { return a == b && std::signbit(a) == std::sig
 template <class C, class Fix>
 void shrink_shape(const C& c, std::vector<C>& out, Fix fix) {
   const std::int64_t ratio = c.n_kv_heads > 0 ? c.n_q_heads / c.n_kv_heads : 1;
-  const bool shaped = c.n_tokens >= 0 && c.n_kv_heads >= 1 && ratio >= 1 && c.n_q_heads == ratio * c.n_kv_heads &&
-                      c.head_dim >= 2 && c.rotary_dim >= 2 && c.rotary_dim <= c.head_dim;
-  const auto keep = [&](const Idx& toks, const Idx& kv, std::int64_t new_ratio, std::int64_t hd, std::int64_t rd) {
+  const bool shaped = c.n_tokens >= 0 && c.n_kv_heads >= 1 && ratio >= 1 &&
+                      c.n_q_heads == ratio * c.n_kv_heads && c.head_dim >= 2 && c.rotary_dim >= 2 &&
+                      c.rotary_dim <= c.head_dim;
+  const auto keep = [&](const Idx& toks, const Idx& kv, std::int64_t new_ratio, std::int64_t hd,
+                        std::int64_t rd) {
     C d = c;
     Idx qh;
     for (auto g : kv)
@@ -95,23 +97,33 @@ void shrink_shape(const C& c, std::vector<C>& out, Fix fix) {
   };
   if (shaped && static_cast<std::int64_t>(c.positions.size()) == c.n_tokens) {
     const Idx all_t = iota(c.n_tokens), all_kv = iota(c.n_kv_heads);
-    for (const auto& t : subsets(c.n_tokens, true)) keep(t, all_kv, ratio, c.head_dim, c.rotary_dim);
-    for (const auto& g : subsets(c.n_kv_heads, false)) keep(all_t, g, ratio, c.head_dim, c.rotary_dim);
+    for (const auto& t : subsets(c.n_tokens, true))
+      keep(t, all_kv, ratio, c.head_dim, c.rotary_dim);
+    for (const auto& g : subsets(c.n_kv_heads, false))
+      keep(all_t, g, ratio, c.head_dim, c.rotary_dim);
     for (std::int64_t r2 : {std::int64_t{1}, ratio / 2})
       if (r2 >= 1 && r2 < ratio) keep(all_t, all_kv, r2, c.head_dim, c.rotary_dim);
     if (c.head_dim > c.rotary_dim) keep(all_t, all_kv, ratio, c.rotary_dim, c.rotary_dim);
-    for (std::int64_t rd : {std::int64_t{2}, (c.rotary_dim / 2) & ~std::int64_t{1}, c.rotary_dim - 2}) {
+    for (std::int64_t rd :
+         {std::int64_t{2}, (c.rotary_dim / 2) & ~std::int64_t{1}, c.rotary_dim - 2}) {
       if (rd >= 2 && rd < c.rotary_dim) {
         keep(all_t, all_kv, ratio, rd, rd);
-        if (c.head_dim > c.rotary_dim) keep(all_t, all_kv, ratio, rd + (c.head_dim - c.rotary_dim), rd);
+        if (c.head_dim > c.rotary_dim)
+          keep(all_t, all_kv, ratio, rd + (c.head_dim - c.rotary_dim), rd);
       }
     }
   }
   // Views: dense and out of place first (the simplest layout that still fails).
-  const auto dense = [](const ViewSpec& v) { return !v.explicit_strides && v.kind == ViewSpec::TokenMajor && v.head_gap == 0 && v.token_gap == 0; };
+  const auto dense = [](const ViewSpec& v) {
+    return !v.explicit_strides && v.kind == ViewSpec::TokenMajor && v.head_gap == 0 &&
+           v.token_gap == 0;
+  };
   for (int which = 0; which < 4; ++which) {
     C d = c;
-    ViewSpec& v = which == 0 ? d.q_view : which == 1 ? d.k_view : which == 2 ? d.q_out_view : d.k_out_view;
+    ViewSpec& v = which == 0   ? d.q_view
+                  : which == 1 ? d.k_view
+                  : which == 2 ? d.q_out_view
+                               : d.k_out_view;
     if (v.explicit_strides || dense(v)) continue;
     v = ViewSpec{};
     if (which == 0 && d.q_in_place) d.q_out_view = v;
@@ -164,7 +176,8 @@ void shrink_shape(const C& c, std::vector<C>& out, Fix fix) {
   for (std::vector<float> C::*field : {&C::q, &C::k}) {
     const auto& v = c.*field;
     for (float fill : {0.0f, 1.0f}) {
-      if (std::any_of(v.begin(), v.end(), [&](float x) { return !same_float(x, fill) && !same_float(x, 0.0f); })) {
+      if (std::any_of(v.begin(), v.end(),
+                      [&](float x) { return !same_float(x, fill) && !same_float(x, 0.0f); })) {
         C d = c;
         std::fill((d.*field).begin(), (d.*field).end(), fill);
         fix(d);
@@ -174,8 +187,10 @@ void shrink_shape(const C& c, std::vector<C>& out, Fix fix) {
     if (v.size() > 64) continue;
     for (std::size_t i = 0; i < v.size(); ++i) {
       for (float s : {0.0f, 1.0f, 0.5f}) {
-        const bool simpler = same_float(s, 0.0f) ? !same_float(v[i], 0.0f)
-                                                 : !same_float(v[i], 0.0f) && !same_float(v[i], 1.0f) && !same_float(v[i], s);
+        const bool simpler =
+            same_float(s, 0.0f)
+                ? !same_float(v[i], 0.0f)
+                : !same_float(v[i], 0.0f) && !same_float(v[i], 1.0f) && !same_float(v[i], s);
         if (!simpler) continue;
         C d = c;
         (d.*field)[i] = s;
@@ -213,16 +228,18 @@ void describe_shape(const QkShape& c, std::vector<report::Arg>& args) {
 }
 
 void describe_views(const QkShape& c, std::vector<report::Arg>& args) {
-  if (c.null_field == "positions") args.push_back({"positions", std::monostate{}});
-  else args.push_back({"positions", c.positions});
+  if (c.null_field == "positions")
+    args.push_back({"positions", std::monostate{}});
+  else
+    args.push_back({"positions", c.positions});
   add_view(args, "q_strides [token, head]", view_strides(c, c.q_view, c.n_q_heads));
   add_view(args, "k_strides [token, head]", view_strides(c, c.k_view, c.n_kv_heads));
   add_view(args, "q_out_strides [token, head]", view_strides(c, c.q_out_view, c.n_q_heads));
   add_view(args, "k_out_strides [token, head]", view_strides(c, c.k_out_view, c.n_kv_heads));
   if (c.q_in_place || c.k_in_place) {
     args.push_back({"in_place", std::string(c.q_in_place && c.k_in_place ? "q_out == q, k_out == k"
-                                            : c.q_in_place                ? "q_out == q"
-                                                                          : "k_out == k")});
+                                            : c.q_in_place               ? "q_out == q"
+                                                                         : "k_out == k")});
   }
   if (c.shift != 0) args.push_back({"shift", c.shift});
   if (!c.null_field.empty()) args.push_back({"null_argument", c.null_field});
@@ -236,7 +253,8 @@ void describe_inputs(const QkShape& c, std::vector<report::Tensor>& in) {
 
 }  // namespace
 
-// ---- shrinking -------------------------------------------------------------------------------------
+// ---- shrinking
+// -------------------------------------------------------------------------------------
 
 std::vector<RopeQkCase> shrink_candidates(const RopeQkCase& c) {
   std::vector<RopeQkCase> out;
@@ -303,7 +321,8 @@ std::vector<RopeCacheCase> shrink_candidates(const RopeCacheCase& c) {
     out.push_back(std::move(d));
   }
   if (c.rotary_dim > 2 && c.rotary_dim % 2 == 0) {
-    for (std::int64_t rd : {std::int64_t{2}, (c.rotary_dim / 2) & ~std::int64_t{1}, c.rotary_dim - 2}) {
+    for (std::int64_t rd :
+         {std::int64_t{2}, (c.rotary_dim / 2) & ~std::int64_t{1}, c.rotary_dim - 2}) {
       if (rd < 2 || rd >= c.rotary_dim) continue;
       RopeCacheCase d = c;
       d.rotary_dim = rd;
@@ -330,9 +349,11 @@ std::vector<RopeCacheCase> shrink_candidates(const RopeCacheCase& c) {
   return out;
 }
 
-// ---- descriptions ------------------------------------------------------------------------------------
+// ---- descriptions
+// ------------------------------------------------------------------------------------
 
-void describe(const RopeQkCase& c, std::vector<report::Arg>& args, std::vector<report::Tensor>& in) {
+void describe(const RopeQkCase& c, std::vector<report::Arg>& args,
+              std::vector<report::Tensor>& in) {
   args.clear();
   describe_shape(c, args);
   args.push_back({"theta_base", c.theta_base});
@@ -344,31 +365,37 @@ void describe(const RopeQkCase& c, std::vector<report::Arg>& args, std::vector<r
   describe_inputs(c, in);
 }
 
-void describe(const RopeCachedCase& c, std::vector<report::Arg>& args, std::vector<report::Tensor>& in) {
+void describe(const RopeCachedCase& c, std::vector<report::Arg>& args,
+              std::vector<report::Tensor>& in) {
   args.clear();
   describe_shape(c, args);
   args.push_back({"cache_dtype", std::string(dtype_name(c.cache_dtype))});
   args.push_back({"cache_positions", c.cache_positions});
   describe_views(c, args);
-  args.push_back({"cache built with", "theta_base " + report::format_real(c.theta_base) + ", position_scale " +
+  args.push_back({"cache built with", "theta_base " + report::format_real(c.theta_base) +
+                                          ", position_scale " +
                                           report::format_real(c.position_scale) + ", attn_factor " +
                                           report::format_real(c.attn_factor) +
                                           (c.has_inv_freq ? ", inv_freq table" : "")});
   args.push_back({"cache rows filled (others NaN)", c.row_pos});
   describe_inputs(c, in);
   if (c.null_field != "cos_sin_cache" && !c.row_pos.empty()) {
-    in.push_back({"cos_sin_cache rows", {static_cast<std::int64_t>(c.row_pos.size()), c.rotary_dim}, c.row_vals});
+    in.push_back({"cos_sin_cache rows",
+                  {static_cast<std::int64_t>(c.row_pos.size()), c.rotary_dim},
+                  c.row_vals});
   }
 }
 
-void describe(const RopeCacheCase& c, std::vector<report::Arg>& args, std::vector<report::Tensor>&) {
+void describe(const RopeCacheCase& c, std::vector<report::Arg>& args,
+              std::vector<report::Tensor>&) {
   args = {{"storage", std::string(storage_name(c.storage))},
           {"cache_positions", c.cache_positions},
           {"rotary_dim", c.rotary_dim},
           {"theta_base", c.theta_base},
           {"position_scale", c.position_scale},
           {"attn_factor", c.attn_factor},
-          {"inv_freq", c.has_inv_freq ? report::ArgValue{widen(c.inv_freq)} : report::ArgValue{std::monostate{}}}};
+          {"inv_freq", c.has_inv_freq ? report::ArgValue{widen(c.inv_freq)}
+                                      : report::ArgValue{std::monostate{}}}};
   if (!c.null_field.empty()) args.push_back({"null_argument", c.null_field});
   if (!c.note.empty()) args.push_back({"generator", c.note});
 }

@@ -15,8 +15,8 @@ namespace pecheck::verifier {
 
 namespace {
 
-constexpr std::int64_t kGuard = 64;                      // elements each side
-constexpr std::int64_t kMaxBuilderElements = 1 << 22;    // an invalid builder call gets no more
+constexpr std::int64_t kGuard = 64;                    // elements each side
+constexpr std::int64_t kMaxBuilderElements = 1 << 22;  // an invalid builder call gets no more
 
 std::size_t elem_size(Storage s) { return storage_bytes(s); }
 
@@ -24,7 +24,7 @@ std::size_t elem_size(Storage s) { return storage_bytes(s); }
 struct Buf {
   unsigned char* data = nullptr;  // element 0 (may lie outside the allocation for lo > 0: never)
   Storage dtype = Storage::F32;
-  std::int64_t lo = 0, hi = -1;   // the view's index range (empty when hi < lo)
+  std::int64_t lo = 0, hi = -1;       // the view's index range (empty when hi < lo)
   std::vector<std::uint32_t> before;  // every element of [lo - guard, hi + guard] after setup
 
   std::uint32_t get(std::int64_t i) const {
@@ -61,7 +61,8 @@ Buf allocate(Arena& a, Storage dtype, std::int64_t lo, std::int64_t hi) {
   b.hi = hi;
   const std::int64_t n = std::max<std::int64_t>(hi - lo + 1, 0);
   const std::size_t es = elem_size(dtype);
-  auto* p = static_cast<unsigned char*>(a.allocate(static_cast<std::size_t>(n + 2 * kGuard) * es, 64));
+  auto* p =
+      static_cast<unsigned char*>(a.allocate(static_cast<std::size_t>(n + 2 * kGuard) * es, 64));
   b.data = p + static_cast<std::size_t>(kGuard - lo) * es;
   const std::uint32_t canary = patterns(dtype).canary;
   for (std::int64_t i = b.first(); i <= b.last(); ++i) b.set(i, canary);
@@ -76,14 +77,16 @@ struct ViewBuf {
   std::int64_t T = 0, H = 0, D = 0;
   std::vector<char> member;  // member[i - lo]: index i is an element of the view
 
-  std::int64_t index(std::int64_t t, std::int64_t h, std::int64_t l) const { return t * s.token + h * s.head + l; }
+  std::int64_t index(std::int64_t t, std::int64_t h, std::int64_t l) const {
+    return t * s.token + h * s.head + l;
+  }
   bool is_member(std::int64_t i) const {
     return i >= buf.lo && i <= buf.hi && member[static_cast<std::size_t>(i - buf.lo)] != 0;
   }
 };
 
-ViewBuf make_view(Arena& a, const std::string& name, Storage dtype, const pec_strides& s, std::int64_t T,
-                  std::int64_t H, std::int64_t D) {
+ViewBuf make_view(Arena& a, const std::string& name, Storage dtype, const pec_strides& s,
+                  std::int64_t T, std::int64_t H, std::int64_t D) {
   ViewBuf v;
   v.name = name;
   v.s = s;
@@ -106,7 +109,8 @@ ViewBuf make_view(Arena& a, const std::string& name, Storage dtype, const pec_st
   for (std::int64_t i = lo; i <= hi; ++i) v.buf.set(i, gap);
   for (std::int64_t t = 0; t < v.T; ++t)
     for (std::int64_t h = 0; h < v.H; ++h)
-      for (std::int64_t l = 0; l < v.D; ++l) v.member[static_cast<std::size_t>(v.index(t, h, l) - lo)] = 1;
+      for (std::int64_t l = 0; l < v.D; ++l)
+        v.member[static_cast<std::size_t>(v.index(t, h, l) - lo)] = 1;
   return v;
 }
 
@@ -138,21 +142,28 @@ std::string where(const ViewBuf& v, std::int64_t i) {
     if (v.T > 1 && s.token > 0) t = std::min(off / s.token, v.T - 1), off -= t * s.token;
   }
   const std::int64_t past = off - v.D + 1;
-  return "the gap after lane " + std::to_string(v.D - 1) + " of head " + std::to_string(h) + " of token " +
-         std::to_string(t) + " (" + std::to_string(past) + " element" + (past == 1 ? "" : "s") + " past it, buffer index " +
-         std::to_string(i) + ", strides {token " + std::to_string(s.token) + ", head " + std::to_string(s.head) + "})";
+  return "the gap after lane " + std::to_string(v.D - 1) + " of head " + std::to_string(h) +
+         " of token " + std::to_string(t) + " (" + std::to_string(past) + " element" +
+         (past == 1 ? "" : "s") + " past it, buffer index " + std::to_string(i) +
+         ", strides {token " + std::to_string(s.token) + ", head " + std::to_string(s.head) + "})";
 }
 
 // Inputs (beyond the views) whose bits must survive the call.
 struct Watch {
-  struct Item { std::string name; const void* p; std::vector<unsigned char> copy; };
+  struct Item {
+    std::string name;
+    const void* p;
+    std::vector<unsigned char> copy;
+  };
   std::vector<Item> items;
   template <class T>
   const T* put(Arena& a, const std::string& name, const std::vector<T>& v) {
     T* p = static_cast<T*>(a.allocate(std::max<std::size_t>(v.size() * sizeof(T), sizeof(T)), 64));
     if (!v.empty()) std::memcpy(p, v.data(), v.size() * sizeof(T));
-    items.push_back({name, p, {reinterpret_cast<const unsigned char*>(v.data()),
-                               reinterpret_cast<const unsigned char*>(v.data()) + v.size() * sizeof(T)}});
+    items.push_back({name,
+                     p,
+                     {reinterpret_cast<const unsigned char*>(v.data()),
+                      reinterpret_cast<const unsigned char*>(v.data()) + v.size() * sizeof(T)}});
     return p;
   }
   // The argument struct's slot, taken before the tensors so that a write past the last buffer
@@ -164,13 +175,16 @@ struct Watch {
   template <class A>
   const A* put_args(A* slot, const A& value) {
     *slot = value;
-    items.push_back({"args", slot, {reinterpret_cast<const unsigned char*>(&value),
-                                    reinterpret_cast<const unsigned char*>(&value) + sizeof(A)}});
+    items.push_back({"args",
+                     slot,
+                     {reinterpret_cast<const unsigned char*>(&value),
+                      reinterpret_cast<const unsigned char*>(&value) + sizeof(A)}});
     return slot;
   }
   std::string changed() const {
     for (const auto& it : items)
-      if (!it.copy.empty() && std::memcmp(it.p, it.copy.data(), it.copy.size()) != 0) return it.name;
+      if (!it.copy.empty() && std::memcmp(it.p, it.copy.data(), it.copy.size()) != 0)
+        return it.name;
     return "";
   }
 };
@@ -184,7 +198,8 @@ void judge(const ViewBuf& v, bool input, ViewRunResult& r) {
     if (i < b.lo || i > b.hi) {
       if (r.guard_violation.empty()) {
         const std::int64_t n = i < b.lo ? b.lo - i : i - std::max(b.hi, b.lo - 1);
-        r.guard_violation = v.name + ": wrote " + std::to_string(n) + " element" + (n == 1 ? "" : "s") +
+        r.guard_violation = v.name + ": wrote " + std::to_string(n) + " element" +
+                            (n == 1 ? "" : "s") +
                             (i < b.lo ? " before its first element" : " after its last element");
       }
     } else if (!v.is_member(i)) {
@@ -233,21 +248,26 @@ QkViews lay_out(Arena& a, const QkShape& c, const ViewRunMode& m) {
   const int ip = m.in_place >= 0 ? m.in_place : (c.q_in_place ? 1 : 0) | (c.k_in_place ? 2 : 0);
   v.q_in_place = (ip & 1) != 0 && c.null_field.empty();
   v.k_in_place = (ip & 2) != 0 && c.null_field.empty();
-  const std::uint32_t poison = m.alt_poison ? patterns(c.storage).poison_alt : patterns(c.storage).poison;
+  const std::uint32_t poison =
+      m.alt_poison ? patterns(c.storage).poison_alt : patterns(c.storage).poison;
   const auto outputs = [&] {
     if (!v.q_in_place) {
-      v.qo = make_view(a, "q_out", c.storage, view_strides(c, c.q_out_view, c.n_q_heads), c.n_tokens, c.n_q_heads, c.head_dim);
+      v.qo = make_view(a, "q_out", c.storage, view_strides(c, c.q_out_view, c.n_q_heads),
+                       c.n_tokens, c.n_q_heads, c.head_dim);
       fill_bits(v.qo, poison);
     }
     if (!v.k_in_place) {
-      v.ko = make_view(a, "k_out", c.storage, view_strides(c, c.k_out_view, c.n_kv_heads), c.n_tokens, c.n_kv_heads, c.head_dim);
+      v.ko = make_view(a, "k_out", c.storage, view_strides(c, c.k_out_view, c.n_kv_heads),
+                       c.n_tokens, c.n_kv_heads, c.head_dim);
       fill_bits(v.ko, poison);
     }
   };
   if (c.placement & 1) outputs();
-  v.q = make_view(a, "q", c.storage, view_strides(c, c.q_view, c.n_q_heads), c.n_tokens, c.n_q_heads, c.head_dim);
+  v.q = make_view(a, "q", c.storage, view_strides(c, c.q_view, c.n_q_heads), c.n_tokens,
+                  c.n_q_heads, c.head_dim);
   fill_values(v.q, c.q);
-  v.k = make_view(a, "k", c.storage, view_strides(c, c.k_view, c.n_kv_heads), c.n_tokens, c.n_kv_heads, c.head_dim);
+  v.k = make_view(a, "k", c.storage, view_strides(c, c.k_view, c.n_kv_heads), c.n_tokens,
+                  c.n_kv_heads, c.head_dim);
   fill_values(v.k, c.k);
   if (!(c.placement & 1)) outputs();
   if (v.q_in_place) v.qo = v.q, v.qo.name = "q_out (== q)";
@@ -255,8 +275,9 @@ QkViews lay_out(Arena& a, const QkShape& c, const ViewRunMode& m) {
   return v;
 }
 
-ViewRunResult finish(Executor& ex, Fn fn, const QkShape& c, QkViews& v, const void* args, const Watch& w,
-                     const ViewRunMode& m, const std::vector<const Buf*>& extra_inputs) {
+ViewRunResult finish(Executor& ex, Fn fn, const QkShape& c, QkViews& v, const void* args,
+                     const Watch& w, const ViewRunMode& m,
+                     const std::vector<const Buf*>& extra_inputs) {
   for (ViewBuf* b : {&v.q, &v.k}) b->buf.snapshot();
   if (!v.q_in_place) v.qo.buf.snapshot();
   if (!v.k_in_place) v.ko.buf.snapshot();
@@ -275,7 +296,8 @@ ViewRunResult finish(Executor& ex, Fn fn, const QkShape& c, QkViews& v, const vo
     for (std::int64_t i = b->first(); i <= b->last(); ++i) {
       if (b->get(i) != b->old(i)) {
         if (i < b->lo || i > b->hi) {
-          if (r.guard_violation.empty()) r.guard_violation = "cos_sin_cache: wrote outside the cache";
+          if (r.guard_violation.empty())
+            r.guard_violation = "cos_sin_cache: wrote outside the cache";
         } else if (r.input_changed.empty()) {
           r.input_changed = "cos_sin_cache";
         }
@@ -284,7 +306,8 @@ ViewRunResult finish(Executor& ex, Fn fn, const QkShape& c, QkViews& v, const vo
     }
   }
   if (r.input_changed.empty()) r.input_changed = w.changed();
-  const std::uint32_t poison = m.alt_poison ? patterns(c.storage).poison_alt : patterns(c.storage).poison;
+  const std::uint32_t poison =
+      m.alt_poison ? patterns(c.storage).poison_alt : patterns(c.storage).poison;
   const ViewBuf& qo = v.q_in_place ? v.q : v.qo;
   const ViewBuf& ko = v.k_in_place ? v.k : v.ko;
   r.outs.push_back(read_out(qo, poison, !v.q_in_place));
@@ -294,7 +317,8 @@ ViewRunResult finish(Executor& ex, Fn fn, const QkShape& c, QkViews& v, const vo
   // Unchanged: every element of both output buffers as before the call.
   r.unchanged = true;
   for (const ViewBuf* b : {&qo, &ko}) {
-    for (std::int64_t i = b->buf.first(); i <= b->buf.last() && r.unchanged; ++i) r.unchanged = b->buf.get(i) == b->buf.old(i);
+    for (std::int64_t i = b->buf.first(); i <= b->buf.last() && r.unchanged; ++i)
+      r.unchanged = b->buf.get(i) == b->buf.old(i);
   }
   return r;
 }
@@ -305,12 +329,12 @@ ViewRunResult finish(Executor& ex, Fn fn, const QkShape& c, QkViews& v, const vo
 // NaN (distinct from the canary, so a report tells a gap from a guard zone); the cache's unread
 // rows hold a quiet NaN that propagates through any arithmetic into the output.
 const FormatPatterns& patterns(Storage s) {
-  static const FormatPatterns f32{poison_bits(Storage::F32), poison_bits(Storage::F32, true), canary_bits(Storage::F32),
-                                  0xffa11ce5u, 0x7fc0deadu};
+  static const FormatPatterns f32{poison_bits(Storage::F32), poison_bits(Storage::F32, true),
+                                  canary_bits(Storage::F32), 0xffa11ce5u, 0x7fc0deadu};
   static const FormatPatterns bf16{poison_bits(Storage::BF16), poison_bits(Storage::BF16, true),
                                    canary_bits(Storage::BF16), 0xffa1u, 0x7fdeu};
-  static const FormatPatterns f16{poison_bits(Storage::F16), poison_bits(Storage::F16, true), canary_bits(Storage::F16),
-                                  0xfd1eu, 0x7edeu};
+  static const FormatPatterns f16{poison_bits(Storage::F16), poison_bits(Storage::F16, true),
+                                  canary_bits(Storage::F16), 0xfd1eu, 0x7edeu};
   return s == Storage::BF16 ? bf16 : s == Storage::F16 ? f16 : f32;
 }
 
@@ -329,7 +353,9 @@ ViewRunResult run_view_case(Executor& ex, Fn fn, const RopeQkCase& c, const View
   args.theta_base = c.theta_base;
   args.position_scale = c.position_scale;
   args.attn_factor = c.attn_factor;
-  args.positions = c.null_field == "positions" ? nullptr : w.put(a, "positions", shifted_positions(c.positions, m.shift));
+  args.positions = c.null_field == "positions"
+                       ? nullptr
+                       : w.put(a, "positions", shifted_positions(c.positions, m.shift));
   args.inv_freq = c.has_inv_freq ? w.put(a, "inv_freq", c.inv_freq) : nullptr;
   QkViews v = lay_out(a, c, m);
   args.q = v.q.s;
@@ -354,10 +380,13 @@ ViewRunResult run_view_case(Executor& ex, Fn fn, const RopeCachedCase& c, const 
   args.layout = c.layout;
   args.cache_dtype = c.cache_dtype;
   args.cache_positions = c.cache_positions;
-  args.positions = c.null_field == "positions" ? nullptr : w.put(a, "positions", shifted_positions(c.positions, m.shift));
+  args.positions = c.null_field == "positions"
+                       ? nullptr
+                       : w.put(a, "positions", shifted_positions(c.positions, m.shift));
   // The cache: rows the call may read from row_vals, every other row a NaN pattern.
   const Storage cd = dtype_storage(c.cache_dtype);  // an invalid cache_dtype gets float32 rows
-  const std::int64_t rows = std::max<std::int64_t>(c.cache_positions, 0), rd = std::max<std::int64_t>(c.rotary_dim, 0);
+  const std::int64_t rows = std::max<std::int64_t>(c.cache_positions, 0),
+                     rd = std::max<std::int64_t>(c.rotary_dim, 0);
   Buf cache = allocate(a, cd, 0, rows * rd - 1);
   const std::uint32_t nan = patterns(cd).cache_nan;
   for (std::int64_t i = 0; i < rows * rd; ++i) cache.set(i, nan);
@@ -365,7 +394,10 @@ ViewRunResult run_view_case(Executor& ex, Fn fn, const RopeCachedCase& c, const 
     const std::int64_t p = c.row_pos[j];
     if (p < 0 || p >= rows) continue;
     for (std::int64_t l = 0; l < rd && (j * rd + l) < c.row_vals.size(); ++l) {
-      cache.set(p * rd + l, to_storage(c.row_vals[j * static_cast<std::size_t>(rd) + static_cast<std::size_t>(l)], cd));
+      cache.set(
+          p * rd + l,
+          to_storage(c.row_vals[j * static_cast<std::size_t>(rd) + static_cast<std::size_t>(l)],
+                     cd));
     }
   }
   cache.snapshot();
@@ -384,9 +416,11 @@ ViewRunResult run_view_case(Executor& ex, Fn fn, const RopeCacheCase& c, const V
   a.reset();
   Watch w;
   auto* slot = w.reserve_args<pec_rope_cache_args>(a);
-  pec_rope_cache_args args{c.cache_positions, c.rotary_dim, c.theta_base, c.position_scale, c.attn_factor, nullptr};
+  pec_rope_cache_args args{c.cache_positions, c.rotary_dim,  c.theta_base,
+                           c.position_scale,  c.attn_factor, nullptr};
   const std::int64_t n = std::min(output_size(c), kMaxBuilderElements);
-  const std::uint32_t poison = m.alt_poison ? patterns(c.storage).poison_alt : patterns(c.storage).poison;
+  const std::uint32_t poison =
+      m.alt_poison ? patterns(c.storage).poison_alt : patterns(c.storage).poison;
   const auto out = [&] {
     Buf b = allocate(a, c.storage, 0, n - 1);
     for (std::int64_t i = 0; i < n; ++i) b.set(i, poison);
@@ -413,7 +447,8 @@ ViewRunResult run_view_case(Executor& ex, Fn fn, const RopeCacheCase& c, const V
   r.input_changed = w.changed();
   r.outs.push_back(read_out(v, poison, c.null_field.empty()));
   r.unchanged = true;
-  for (std::int64_t i = cache.first(); i <= cache.last() && r.unchanged; ++i) r.unchanged = cache.get(i) == cache.old(i);
+  for (std::int64_t i = cache.first(); i <= cache.last() && r.unchanged; ++i)
+    r.unchanged = cache.get(i) == cache.old(i);
   return r;
 }
 
