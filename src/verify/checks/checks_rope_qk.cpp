@@ -1,23 +1,21 @@
-// Checks of the version 2 RoPE functions, one code path per check for the three storage types:
-// pec_rope_qk_* (ABI-QK-*), pec_rope_cached_* (ABI-CACHE-1, -2) and the builder pec_rope_cache_*
-// (ABI-CACHE-3), with strided views (ABI-VIEW-*) and the generic clauses (ABI-GEN-4..8,
-// ABI-BATCH-1).
+// Checks of the query+key RoPE functions of ABI version 2, one code path per check for the three
+// storage types: pec_rope_qk_* (ABI-QK-*) and pec_rope_cached_* (ABI-CACHE-1, -2), with strided
+// views (ABI-VIEW-*), relative scores of every GQA group (ABI-QK-3), in place (ABI-QK-4), batch
+// invariance (ABI-BATCH-1) and the generic clauses of checks_qk_impl.hpp; the builder
+// pec_rope_cache_* is checked in checks_rope_cache.cpp.
 //
 // Exact values: for the query+key form attn_factor times the exact rotation of the MPFR oracle
 // (oracle::rope_block on a contiguous copy of each tensor, rounded to double, then times
 // attn_factor in double: <= 2^-52 relative, far inside every budget); for the cached form
 // x_a C - x_b S with the cache's own values C, S taken as exact (one fma in double: the exact
-// value correctly rounded to double); for the builder attn_factor cos/sin of the exact angle.
+// value correctly rounded to double).
 #include <algorithm>
 #include <cmath>
 
 #include "core/error.hpp"
-#include "oracle/budget.hpp"
 #include "oracle/oracle.hpp"
-#include "verify/checks/check_impl.hpp"
+#include "verify/checks/checks_qk_impl.hpp"
 #include "verify/corpus/corpus.hpp"
-#include "verify/gen/cases_qk.hpp"
-#include "verify/isolation/run_qk.hpp"
 
 namespace pecheck::verifier {
 
@@ -42,91 +40,7 @@ bool inside(const Domain&, const RopeCacheCase&) { return true; }
 
 namespace {
 
-using oracle::Budget;
-using oracle::Format;
-
-Format fmt(Storage s) {
-  return s == Storage::BF16 ? Format::BF16 : s == Storage::F16 ? Format::F16 : Format::F32;
-}
-
-std::optional<Failure> failed_call(Fn fn, const ViewRunResult& r) {
-  RunResult rr;
-  rr.outcome = r.outcome;
-  return call_failure(fn, rr);
-}
-
-std::int64_t lane_a(std::int32_t layout, std::int64_t, std::int64_t i) {
-  return layout == 0 ? i : 2 * i;
-}
-std::int64_t lane_b(std::int32_t layout, std::int64_t R, std::int64_t i) {
-  return layout == 0 ? i + R / 2 : 2 * i + 1;
-}
-
-// f_i in double (the budget's angle input; double accuracy is ample for a bound).
-template <class C>
-std::vector<double> freqs(const C& c, std::int64_t R) {
-  std::vector<double> f(static_cast<std::size_t>(R / 2));
-  for (std::size_t i = 0; i < f.size(); ++i) {
-    f[i] = c.has_inv_freq
-               ? static_cast<double>(c.inv_freq[i])
-               : std::pow(c.theta_base, -2.0 * static_cast<double>(i) / static_cast<double>(R));
-  }
-  return f;
-}
-std::vector<double> log_freqs(const std::vector<double>& f) {
-  std::vector<double> l(f.size());
-  for (std::size_t i = 0; i < f.size(); ++i) l[i] = f[i] > 0 ? std::fabs(std::log(f[i])) : 0.0;
-  return l;
-}
-
-// The class scheme a family is graded in: the query+key form and the builder use the RoPE
-// classes of their storage type (ABI-QK-2, ABI-CACHE-3); the cached form its own (PREC-CACHE-1).
-std::string class_scheme(Family f) { return std::string(scheme(f)); }
-
-// A class row as a case reads it (spec/contracts.md): PREC-QK-1 adds 2 to c_const for an
-// attention factor other than 1; PREC-CACHE-1 admits the per-operation term (c_out) only for a
-// 16-bit cache.
-Budget qk_row(const Budget& row, double attn) {
-  Budget b = row;
-  if (attn != 1.0) b.c_const += 2;
-  return b;
-}
-Budget cached_row(const Budget& row, std::int32_t cache_dtype) {
-  Budget b = row;
-  if (cache_dtype == PEC_DTYPE_F32) b.c_out = 0;
-  return b;
-}
-
-// The score contract's per-element relative error as a row of PREC-SCORE-1's form: the storage
-// rounding (c_out u_s, or for the cached form (c_out + c_result) u_s since |y| <= M) and, for
-// the cached form, the cache's own rounding of attn_factor cos/sin (2 u(cache)) folded into
-// c_const (units of u(arith)).
-Budget score_row(const Budget& row, double extra_rel) {
-  Budget b = row;
-  const double u = oracle::format_info(row.arith).unit_roundoff;
-  b.c_const += extra_rel / u;
-  return b;
-}
-
-void ensure_track(Ctx& ctx, Family fam, Storage s) {
-  if (ctx.acc.active()) return;
-  const std::string cs = class_scheme(fam);
-  const std::string chosen = chosen_class(ctx.opt.accuracy, cs, s);
-  // The class judged must have its row for this storage type: never a silent stand-in.
-  (void)class_row(cs, chosen, s);  // throws PREC-BUDGET-1 naming the missing row
-  ctx.acc = AccuracyTrack(cs, chosen, s);
-}
-
-report::WorstElement element(const std::string& out, std::int64_t t, std::int64_t h, std::int64_t l,
-                             std::int64_t H, std::int64_t D, std::int64_t pos) {
-  report::WorstElement w;
-  w.output = out;
-  w.index = {t, h, l};
-  w.index_names = {"token", "head", "lane"};
-  w.flat_index = (t * H + h) * D + l;
-  w.position = pos;
-  return w;
-}
+using namespace qkcheck;
 
 // ---- exact values -------------------------------------------------------------------------------
 
@@ -517,155 +431,6 @@ Case with_shift(Rng& r, Case c, std::int64_t limit) {
   return c;
 }
 
-// ---- views, bounds, completeness, determinism
-// ------------------------------------------------------
-
-template <class Case>
-std::optional<Failure> eval_gaps(Ctx& ctx, Fn fn, const Case& c) {
-  const ViewRunResult r = run_view_case(ctx.ex, fn, c);
-  if (!r.outcome.returned()) return failed_call(fn, r);
-  if (!r.gap_violation.empty()) {
-    Failure f;
-    f.clause = "ABI-VIEW-2";
-    f.kind = "wrote-gap";
-    f.message = std::string(symbol(fn)) + " " + r.gap_violation;
-    f.return_code = r.outcome.rc;
-    f.notes.push_back(
-        "the gaps between a view's heads and rows belong to someone else (the K and V of a fused "
-        "buffer); pecheck fills them with a guard pattern");
-    return f;
-  }
-  return failed_call(fn, r);
-}
-
-template <class Case>
-std::optional<Failure> eval_bounds(Ctx& ctx, Fn fn, const Case& c) {
-  const ViewRunResult r = run_view_case(ctx.ex, fn, c);
-  if (!r.outcome.returned()) return failed_call(fn, r);
-  Failure f;
-  f.clause = "ABI-GEN-4";
-  f.return_code = r.outcome.rc;
-  if (!r.guard_violation.empty()) {
-    f.kind = "out-of-bounds";
-    f.message = std::string(symbol(fn)) + " " + r.guard_violation;
-    return f;
-  }
-  if (!r.input_changed.empty()) {
-    f.kind = "wrote-input";
-    f.message = std::string(symbol(fn)) + " modified its input '" + r.input_changed + "'";
-    return f;
-  }
-  return failed_call(fn, r);
-}
-
-template <class Case>
-std::optional<Failure> eval_written(Ctx& ctx, Fn fn, const Case& c) {
-  const ViewRunResult r = run_view_case(ctx.ex, fn, c);
-  if (auto f = failed_call(fn, r)) return f;
-  for (const OutRead& o : r.outs) {
-    if (o.unwritten == 0) continue;
-    Failure f;
-    f.clause = "ABI-GEN-5";
-    f.kind = "unwritten";
-    f.message = std::string(symbol(fn)) + " left " + std::to_string(o.unwritten) + " of " +
-                std::to_string(o.bits.size()) + " elements of " + o.name + " unwritten";
-    char hex[16];
-    std::snprintf(hex, sizeof hex, "0x%0*x", c.storage == Storage::F32 ? 8 : 4,
-                  patterns(c.storage).poison);
-    f.notes.push_back(std::string("an unwritten element still holds pecheck's poison NaN (bits ") +
-                      hex + "), first at flat index " + std::to_string(o.first_unwritten));
-    return f;
-  }
-  return std::nullopt;
-}
-
-template <class Case>
-std::optional<Failure> eval_determinism(Ctx& ctx, Fn fn, const Case& c) {
-  const ViewRunResult a = run_view_case(ctx.ex, fn, c);
-  if (auto f = failed_call(fn, a)) return f;
-  ViewRunMode m;
-  m.alt_poison = true;
-  const ViewRunResult b = run_view_case(ctx.ex, fn, c, m);
-  if (auto f = failed_call(fn, b)) return f;
-  const FormatPatterns& p = patterns(c.storage);
-  for (std::size_t o = 0; o < a.outs.size(); ++o) {
-    for (std::size_t i = 0; i < a.outs[o].bits.size(); ++i) {
-      const auto x = a.outs[o].bits[i], y = b.outs[o].bits[i];
-      if (x == p.poison || y == p.poison_alt || x == y)
-        continue;  // unwritten: the .written check's job
-      Failure f;
-      f.clause = "ABI-GEN-6";
-      f.kind = "nondeterministic";
-      f.message = std::string(symbol(fn)) + " gave different bits for the same call (" +
-                  a.outs[o].name + " element " + std::to_string(i) + ")";
-      report::WorstElement w;
-      w.output = a.outs[o].name;
-      w.flat_index = static_cast<std::int64_t>(i);
-      w.expected = a.outs[o].values[i];
-      w.actual = b.outs[o].values[i];
-      f.worst = w;
-      return f;
-    }
-  }
-  return std::nullopt;
-}
-
-// Rejections (ABI-GEN-8): one check per requirement of the scheme.
-template <class Case>
-void add_reject_checks(std::vector<AnyCheck>& out, Fn fn, const std::string& domain_clause,
-                       std::function<Case(Rng&, const GenParams&, int)> gen_invalid) {
-  const std::string s(scheme(fn)), prefix = check_prefix(fn), sym(symbol(fn));
-  for (const RejectRequirement& req : reject_requirements_qk(s)) {
-    const std::string rid = req.id;
-    const std::vector<int> branches = req.branches;
-    CheckDef<Case> def{
-        prefix + ".reject." + req.id,
-        req.id == "null" ? std::string("ABI-GEN-3") : domain_clause,
-        std::string(req.safety ? "[tier A, safety] " : "[tier B, hygiene: --strict] ") +
-            "calls breaking '" + req.rule +
-            "' are rejected with a non-zero return and leave the outputs untouched",
-        fn,
-        req.safety ? 80 : 40,
-        [gen_invalid, branches](Rng& r, const GenParams& p) {
-          const int b = branches[static_cast<std::size_t>(
-              r.range(0, static_cast<std::int64_t>(branches.size()) - 1))];
-          return gen_invalid(r, p, b);
-        },
-        [fn, domain_clause, sym, rid](Ctx& ctx, const Case& c) -> std::optional<Failure> {
-          const std::string why = invalid_reason(c);
-          if (why.empty() || invalid_requirement(c) != rid) return std::nullopt;
-          const ViewRunResult r = run_view_case(ctx.ex, fn, c);
-          Failure f;
-          if (!r.outcome.returned()) {
-            f = *failed_call(fn, r);
-            f.message = sym + " " + r.outcome.describe() + " on an invalid call (" + why +
-                        ") instead of rejecting it";
-            return f;
-          }
-          if (r.outcome.rc == 0) {
-            f.clause = c.null_field.empty() ? domain_clause : "ABI-GEN-3";
-            f.kind = "accepted-invalid";
-            f.message = sym + " returned 0 for an invalid call: " + why;
-            f.return_code = 0;
-            return f;
-          }
-          if (!r.unchanged || !r.guards_ok()) {
-            f.clause = "ABI-GEN-3";
-            f.kind = "rejected-but-wrote";
-            f.message =
-                sym + " rejected an invalid call (" + why + ") but changed its output buffer";
-            f.return_code = r.outcome.rc;
-            return f;
-          }
-          return std::nullopt;
-        }};
-    def.valid_cases = false;
-    AnyCheck a = make_check<Case>(std::move(def));
-    a.strict_only = !req.safety;
-    out.push_back(std::move(a));
-  }
-}
-
 // ---- batch invariance (ABI-BATCH-1)
 // ---------------------------------------------------------------
 
@@ -720,164 +485,6 @@ std::optional<Failure> eval_batch(Ctx& ctx, Fn fn, const Case& c) {
     }
   }
   return std::nullopt;
-}
-
-// ---- the builder (ABI-CACHE-3)
-// ---------------------------------------------------------------------
-
-// Rows judged: all when the cache has at most 8192 (row, pair) angles, else the rows where
-// bugs live (0, 1, 2, powers of two and their neighbours, the last rows) and 32 more spread
-// deterministically over the cache.
-std::vector<std::int64_t> builder_rows(const RopeCacheCase& c) {
-  std::vector<std::int64_t> rows;
-  const std::int64_t n = c.cache_positions, half = c.rotary_dim / 2;
-  if (n * half <= 8192) {
-    for (std::int64_t p = 0; p < n; ++p) rows.push_back(p);
-    return rows;
-  }
-  for (std::int64_t p : {std::int64_t{0}, std::int64_t{1}, std::int64_t{2}, n - 2, n - 1})
-    rows.push_back(p);
-  for (std::int64_t b = 2; b < n; b *= 2)
-    for (std::int64_t d : {-1, 0, 1}) rows.push_back(b + d);
-  for (std::int64_t k = 1; k <= 32; ++k) rows.push_back((n * k) / 33 + (k % 7));
-  std::sort(rows.begin(), rows.end());
-  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
-  rows.erase(
-      std::remove_if(rows.begin(), rows.end(), [n](std::int64_t p) { return p < 0 || p >= n; }),
-      rows.end());
-  return rows;
-}
-
-std::optional<Failure> eval_builder(Ctx& ctx, Fn fn, const RopeCacheCase& c) {
-  const ViewRunResult r = run_view_case(ctx.ex, fn, c);
-  if (auto f = failed_call(fn, r)) return f;
-  ensure_track(ctx, Family::RopeCache, c.storage);
-  const AccuracyTrack& acc = ctx.acc;
-  std::vector<Budget> rows;
-  for (std::size_t k = 0; k < acc.size(); ++k) rows.push_back(acc.row(k));
-  const Budget& chosen = rows[acc.chosen_index()];
-  const std::int64_t R = c.rotary_dim, half = R / 2;
-  const auto f = freqs(c, R);
-  const auto lf = log_freqs(f);
-  const Format sf = fmt(c.storage);
-  const OutRead& out = r.outs[0];
-  double worst_units = 0, worst_ulps = 0;
-  std::optional<report::WorstElement> worst;
-  std::vector<double> units(rows.size());
-  for (std::int64_t p : builder_rows(c)) {
-    for (std::int64_t i = 0; i < half; ++i) {
-      oracle::AngleQuery q;
-      q.position = p;
-      q.position_scale = c.position_scale;
-      q.freq = c.has_inv_freq
-                   ? oracle::RopeFrequency::exact(c.inv_freq[static_cast<std::size_t>(i)])
-                   : oracle::RopeFrequency::power(c.theta_base, i, R);
-      const oracle::RopePairResult pr = oracle::rope_pair(q, c.attn_factor, 0.0);  // (a cos, a sin)
-      const double theta =
-          static_cast<double>(p) * c.position_scale * f[static_cast<std::size_t>(i)];
-      const oracle::BudgetInputs in{c.attn_factor, std::fabs(theta), static_cast<double>(i),
-                                    lf[static_cast<std::size_t>(i)]};
-      for (int part = 0; part < 2; ++part) {
-        const std::int64_t l = part == 0 ? i : half + i;
-        const std::size_t idx = static_cast<std::size_t>(p * R + l);
-        const double e = part == 0 ? pr.ya.hi + pr.ya.lo : pr.yb.hi + pr.yb.lo;
-        const double rounded = part == 0 ? pr.ya_rounded.in(sf) : pr.yb_rounded.in(sf);
-        const double actual = out.values[idx];
-        const double err = std::fabs(actual - e);
-        for (std::size_t k = 0; k < rows.size(); ++k) units[k] = rows[k].units(err, in);
-        const double ulps = oracle::ulp_error(actual, e, 0.0, sf);
-        const double sulps = scale_ulps(actual, e, c.attn_factor);
-        ctx.observe(p, sulps, units[acc.chosen_index()]);
-        if (ctx.record) {
-          ctx.acc.observe(p, sulps, units);
-          const double step = c.position_scale * f[0];
-          if (i == 0 && part == 1 && step > 0)
-            ctx.acc.observe_position_error(p, err / c.attn_factor / step);
-        }
-        const double u = units[acc.chosen_index()];
-        if (u > worst_units || (std::isnan(u) && !worst)) {
-          worst_units = std::isnan(u) ? INFINITY : u;
-          worst_ulps = ulps;
-          report::WorstElement w;
-          w.output = "cache";
-          w.index = {p, l};
-          w.index_names = {"position", "lane"};
-          w.flat_index = static_cast<std::int64_t>(idx);
-          w.position = p;
-          w.expected = rounded;
-          w.actual = actual;
-          w.abs_error = err;
-          w.ulps = ulps;
-          w.contract_units = worst_units;
-          worst = w;
-        }
-      }
-    }
-  }
-  if (!worst) return std::nullopt;
-  if (ctx.record && ctx.acc.is_new_worst(worst_units)) {
-    report::WorstCase wc;
-    wc.element = *worst;
-    wc.case_index = ctx.case_index;
-    describe(c, wc.args, wc.inputs);
-    ctx.acc.set_worst(worst_units, std::move(wc));
-  }
-  if (!(worst_units > 1)) return std::nullopt;
-  Failure fl;
-  fl.clause = "ABI-CACHE-3";
-  fl.kind = std::isnan(worst->actual) ? "nan" : "mismatch";
-  fl.worst = worst;
-  fl.message = std::string("cache[") + std::to_string(worst->index[0]) + "][" +
-               std::to_string(worst->index[1]) + "] differs from attn_factor x " +
-               (worst->index[1] < half ? "cos" : "sin") + " of the exact angle by " +
-               report::format_real(worst_ulps) + " ulp, " + report::format_real(worst_units) +
-               " times the " + std::string(storage_name(c.storage)) + " RoPE budget of class '" +
-               chosen.variant + "' (" + chosen.clause + ")";
-  return fl;
-}
-
-// The first rows of a shorter cache are the same bits (ABI-BATCH-1 for the builder: a row
-// depends on its position only).
-std::optional<Failure> eval_builder_batch(Ctx& ctx, Fn fn, const RopeCacheCase& c) {
-  const ViewRunResult full = run_view_case(ctx.ex, fn, c);
-  if (auto f = failed_call(fn, full)) return f;
-  if (c.cache_positions < 2) return std::nullopt;
-  RopeCacheCase s = c;
-  s.cache_positions = std::max<std::int64_t>(1, (c.cache_positions * 2) / 3);
-  const ViewRunResult sub = run_view_case(ctx.ex, fn, s);
-  if (auto f = failed_call(fn, sub)) return f;
-  const auto& a = full.outs[0];
-  const auto& b = sub.outs[0];
-  for (std::size_t i = 0; i < b.bits.size(); ++i) {
-    if (a.bits[i] == b.bits[i]) continue;
-    Failure f;
-    f.clause = "ABI-BATCH-1";
-    f.kind = "batch-variant";
-    const std::int64_t p = static_cast<std::int64_t>(i) / c.rotary_dim;
-    f.message = "cache row " + std::to_string(p) + " differs between a cache of " +
-                std::to_string(c.cache_positions) + " rows and one of " +
-                std::to_string(s.cache_positions);
-    report::WorstElement w;
-    w.output = "cache";
-    w.index = {p, static_cast<std::int64_t>(i) % c.rotary_dim};
-    w.index_names = {"position", "lane"};
-    w.flat_index = static_cast<std::int64_t>(i);
-    w.position = p;
-    w.expected = a.values[i];
-    w.actual = b.values[i];
-    f.worst = w;
-    return f;
-  }
-  return std::nullopt;
-}
-
-// ---- registration
-// ------------------------------------------------------------------------------------
-
-void mark_batch(AnyCheck& a) {
-  a.strict_only = true;
-  a.opt_in_part = ".batch";
-  a.skip_reason = "batch invariance (ABI-BATCH-1) runs under --strict or --only .batch";
 }
 
 template <class Case>
@@ -961,36 +568,6 @@ void add_view_family(std::vector<AnyCheck>& out, Fn fn,
   out.push_back(std::move(b));
 }
 
-void add_builder(std::vector<AnyCheck>& out, Fn fn) {
-  const std::string p = check_prefix(fn);
-  const auto bind = [fn](auto f) {
-    return [fn, f](Ctx& ctx, const RopeCacheCase& c) { return f(ctx, fn, c); };
-  };
-  using C = RopeCacheCase;
-  out.push_back(make_check<C>(
-      {p + ".oracle", "ABI-CACHE-3",
-       "cache[p] holds attn_factor cos / sin of the exact angle within the RoPE class of the "
-       "storage type (magnitude attn_factor)",
-       fn, 80, gen_rope_cache, bind(eval_builder), true}));
-  out.push_back(make_check<C>(
-      {p + ".bounds", "ABI-GEN-4",
-       "no write before or after the cache (canary guard zones) and none into the inputs", fn, 40,
-       gen_rope_cache, [fn](Ctx& ctx, const C& c) { return eval_bounds<C>(ctx, fn, c); }}));
-  out.push_back(make_check<C>(
-      {p + ".written", "ABI-GEN-5", "every element of the cache is written", fn, 40, gen_rope_cache,
-       [fn](Ctx& ctx, const C& c) { return eval_written<C>(ctx, fn, c); }}));
-  out.push_back(make_check<C>(
-      {p + ".determinism", "ABI-GEN-6", "the same call twice gives the same bits", fn, 30,
-       gen_rope_cache, [fn](Ctx& ctx, const C& c) { return eval_determinism<C>(ctx, fn, c); }}));
-  add_reject_checks<C>(out, fn, "ABI-CACHE-3", gen_rope_cache_invalid);
-  AnyCheck b = make_check<C>(
-      {p + ".batch", "ABI-BATCH-1",
-       "the rows of a shorter cache are the same bits as the first rows of a longer one", fn, 30,
-       gen_rope_cache, bind(eval_builder_batch)});
-  mark_batch(b);
-  out.push_back(std::move(b));
-}
-
 }  // namespace
 
 void add_rope_qk_checks(std::vector<AnyCheck>& out) {
@@ -998,7 +575,7 @@ void add_rope_qk_checks(std::vector<AnyCheck>& out) {
     add_view_family<RopeQkCase>(out, fn_of(Family::RopeQk, s), gen_rope_qk, gen_rope_qk_invalid);
     add_view_family<RopeCachedCase>(out, fn_of(Family::RopeCached, s), gen_rope_cached,
                                     gen_rope_cached_invalid);
-    add_builder(out, fn_of(Family::RopeCache, s));
+    qkcheck::add_builder_checks(out, fn_of(Family::RopeCache, s));
   }
 }
 
