@@ -3,7 +3,9 @@
 // pass every check in every storage type, and each bug fails with the clause it breaks.
 #include <set>
 
+#include "core/error.hpp"
 #include "test_kernels_qk.hpp"
+#include "verify/checks/accuracy.hpp"
 #include "verify/gen/cases_qk.hpp"
 #include "verify_test_util.hpp"
 
@@ -201,4 +203,18 @@ TEST(VerifyQk, BatchDependentResultFailsBatchInvariance) {
   const auto r = run_qk(QkBug::BatchDependent, vt::options({"rope_qk.batch", "rope_qk.oracle"}));
   expect_fail(r, "rope_qk.batch", {"ABI-BATCH-1"});
   EXPECT_EQ(vt::check(r, "rope_qk.oracle").status, CheckStatus::Pass);  // within the accuracy class
+}
+
+// Clause: PREC-CACHE-1 PREC-QK-1
+// The version 2 schemes have --accuracy keys: rope_qk and rope_cache in the RoPE classes,
+// rope_cached in its own (reference, field).
+TEST(VerifyQk, AccuracyKeysOfTheVersion2Schemes) {
+  using pecheck::verifier::parse_accuracy;
+  const auto a = parse_accuracy("rope_qk=ggml,rope_cache.bf16=powf,rope_cached=reference");
+  EXPECT_EQ(a.at("rope_qk"), "ggml");
+  EXPECT_EQ(a.at("rope_cache.bf16"), "powf");
+  EXPECT_EQ(a.at("rope_cached"), "reference");
+  EXPECT_THROW(parse_accuracy("rope_cached=ggml"), pecheck::UsageError);
+  EXPECT_EQ(pecheck::verifier::chosen_class(a, "rope_cached", pecheck::verifier::Storage::F16),
+            "reference");
 }
