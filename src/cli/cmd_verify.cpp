@@ -113,7 +113,9 @@ void register_verify(CLI::App& app, Runner& run) {
       ->check(CLI::Range(std::int64_t{1}, (std::int64_t{1} << 31) - 1));
   sub->add_option("--contract", args->contract, "logits (default) or softmax (per-row constants allowed)")
       ->check(CLI::IsMember({"logits", "softmax"}));
-  sub->add_option("--only", args->only, "run only CHECK (a name like rope.oracle, a scheme like rope, or .reject)");
+  sub->add_option("--only", args->only,
+                  "run only CHECK (a name like rope.oracle or rope.bf16.oracle, a scheme like rope, or a family like "
+                  ".reject; naming .batch runs the batch-invariance checks without --strict)");
   sub->add_option("--format", args->format, "stdout format: text or json")->check(CLI::IsMember({"text", "json"}));
   sub->add_option("--call-timeout", args->call_timeout, "seconds one kernel call may take before it counts as a hang")
       ->check(CLI::PositiveNumber);
@@ -124,10 +126,12 @@ void register_verify(CLI::App& app, Runner& run) {
   sub->add_option("--accuracy", args->accuracy,
                   "accuracy class judged by the oracle and shift checks: CLASS for every scheme that has it, or "
                   "scheme=CLASS[,scheme=CLASS] (rope: accurate, reference, fma, powf, ggml, field; alibi: reference, "
-                  "powf, field; sinusoidal: accurate, reference, field). Default: field");
+                  "powf, field; sinusoidal: accurate, reference, field), or scheme.dtype=CLASS for one 16-bit "
+                  "function (rope.bf16=reference). Default: field");
   sub->add_flag("--strict", args->strict,
                 "ABI conformance mode for library authors: also require the argument-hygiene rejections (tier B of "
-                "spec/abi.md: NULL arrays, non-finite scalars, sizes and positions outside the domain)");
+                "spec/abi.md: NULL arrays, non-finite scalars, sizes and positions outside the domain) and batch "
+                "invariance (ABI-BATCH-1: bit-identical outputs whatever the batch)");
   sub->add_option("--case", args->only_case, "run only case index I of each selected check (a worst-case replay)")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--domain", args->domain,

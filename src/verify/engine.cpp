@@ -16,14 +16,18 @@ namespace {
 
 using namespace verifier;
 
+// The version 1 families in float32 (the version 1 order), then their bf16 and f16 variants
+// (ABI-STORE-2), each through the same check code with the function as a parameter.
 std::vector<AnyCheck> catalogue() {
   std::vector<AnyCheck> all;
-  add_rope_checks(all);
-  add_alibi_checks(all);
-  add_t5_checks(all);
-  add_sinusoidal_checks(all);
-  add_learned_checks(all);
-  add_rope_qk_checks(all);
+  for (Storage st : kAllStorages) {
+    add_rope_checks(all, fn_of(Family::Rope, st));
+    add_alibi_checks(all, fn_of(Family::Alibi, st));
+    add_t5_checks(all, fn_of(Family::T5, st));
+    add_sinusoidal_checks(all, fn_of(Family::Sinusoidal, st));
+    add_learned_checks(all, fn_of(Family::Learned, st));
+  }
+  add_rope_qk_checks(all);  // query+key, cached rotation, cache builder: all storage types
   return all;
 }
 
@@ -190,7 +194,7 @@ VerifyResult run(Executor& ex, const LibraryInfo& info, const VerifyOptions& o, 
     } else if (!selected(o, c)) {
       r.status = report::CheckStatus::Skipped;
       r.reason = "not selected by --only";
-    } else if (domain.rope_full_rotary && c.name == "rope.passthrough") {
+    } else if (domain.rope_full_rotary && family(c.fn) == Family::Rope && c.name.ends_with(".passthrough")) {
       r.status = report::CheckStatus::Skipped;
       r.reason = "the declared domain (rope.rotary_dim=full) has no pass-through lanes";
     } else if (!strict_allows(o, c)) {

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "oracle/format.hpp"
 #include "report/result.hpp"
 #include "verify/checks/accuracy.hpp"
 #include "verify/gen/domain.hpp"
@@ -96,19 +97,25 @@ void add_generic_checks(std::vector<AnyCheck>& out, Fn fn, const std::string& do
 template <class Case>
 AnyCheck make_check(CheckDef<Case> def);
 
-void add_rope_checks(std::vector<AnyCheck>& out);
-void add_alibi_checks(std::vector<AnyCheck>& out);
-void add_t5_checks(std::vector<AnyCheck>& out);
-void add_sinusoidal_checks(std::vector<AnyCheck>& out);
-void add_learned_checks(std::vector<AnyCheck>& out);
-void add_rope_qk_checks(std::vector<AnyCheck>& out);  // rope_qk, rope_cached, rope_cache (checks_rope_qk.cpp)
+// The checks of one function of a version 1 family, in any storage type (ABI-STORE-2): `fn` is
+// its float32, bf16 or f16 function; check names start with check_prefix(fn).
+void add_rope_checks(std::vector<AnyCheck>& out, Fn fn = Fn::Rope);
+void add_alibi_checks(std::vector<AnyCheck>& out, Fn fn = Fn::Alibi);
+void add_t5_checks(std::vector<AnyCheck>& out, Fn fn = Fn::T5);
+void add_sinusoidal_checks(std::vector<AnyCheck>& out, Fn fn = Fn::Sinusoidal);
+void add_learned_checks(std::vector<AnyCheck>& out, Fn fn = Fn::Learned);
+void add_rope_qk_checks(std::vector<AnyCheck>& out);  // rope_qk, rope_cached, rope_cache, every storage type (checks_rope_qk.cpp)
 
 double now_seconds();  // monotonic clock
 
-// The error in float32 ULPs of the larger of |exact| and `scale`, the magnitude the result is
+// The error in ULPs (of the storage format; float32 by default) of the larger of |exact| and `scale`, the magnitude the result is
 // formed from (RoPE |xa| + |xb|, sinusoidal 1, ALiBi |bias|, |score|): the yardstick of the
 // "max ULP" statistic, which an output near zero by cancellation would otherwise inflate
 // (3e8 "ULPs" for an error at the inputs' rounding level). Not a pass criterion.
-double scale_ulps(double actual, double exact, double scale);
+double scale_ulps(double actual, double exact, double scale, Storage s = Storage::F32);
+
+// The oracle's format of a storage type, and its name in messages ("float32", "bf16", "f16").
+oracle::Format storage_format(Storage s);
+std::string dtype_label(Storage s);
 
 }  // namespace pecheck::verifier
