@@ -269,10 +269,11 @@ void add_reject_checks(std::vector<AnyCheck>& out, Fn fn, const std::string& dom
 // ---- registration
 // ------------------------------------------------------------------------------------
 
-inline void mark_batch(AnyCheck& a) {
+inline void mark_batch(AnyCheck& a) {  // as make_batch_check (check_batch.hpp) marks its checks
   a.strict_only = true;
   a.opt_in_part = ".batch";
-  a.skip_reason = "batch invariance (ABI-BATCH-1) runs under --strict or --only .batch";
+  a.skip_reason =
+      "batch invariance (spec/abi.md ABI-BATCH-1): run with --strict, or --only " + a.name;
 }
 
 // The builder's checks of one storage type (checks_rope_cache.cpp).

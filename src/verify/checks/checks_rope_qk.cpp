@@ -14,6 +14,7 @@
 
 #include "core/error.hpp"
 #include "oracle/oracle.hpp"
+#include "verify/checks/check_batch.hpp"
 #include "verify/checks/checks_qk_impl.hpp"
 #include "verify/corpus/corpus.hpp"
 
@@ -431,25 +432,17 @@ Case with_shift(Rng& r, Case c, std::int64_t limit) {
   return c;
 }
 
-// ---- batch invariance (ABI-BATCH-1)
-// ---------------------------------------------------------------
+// ---- batch invariance (ABI-BATCH-1), through the shared template of check_batch.hpp ----------
 
-// The same tokens as a sub-batch in another order: every token's outputs must keep their bits.
+// The case holding tokens pick[0], pick[1], ... of c (a pick may repeat a token).
 template <class Case>
-std::optional<Failure> eval_batch(Ctx& ctx, Fn fn, const Case& c) {
-  const ViewRunResult full = run_view_case(ctx.ex, fn, c);
-  if (auto f = failed_call(fn, full)) return f;
-  if (c.n_tokens < 2) return std::nullopt;
-  // Sub-batch: every other token from the end backwards (another place, other neighbours, an
-  // odd remainder length).
-  std::vector<std::int64_t> pick;
-  for (std::int64_t t = c.n_tokens - 1; t >= 0; t -= 2) pick.push_back(t);
+Case select_tokens(const Case& c, const std::vector<std::int64_t>& pick) {
   Case s = c;
+  const std::int64_t D = c.head_dim;
   s.n_tokens = static_cast<std::int64_t>(pick.size());
   s.positions.clear();
   s.q.clear();
   s.k.clear();
-  const std::int64_t D = c.head_dim;
   for (auto t : pick) {
     s.positions.push_back(c.positions[static_cast<std::size_t>(t)]);
     s.q.insert(s.q.end(), c.q.begin() + t * c.n_q_heads * D,
@@ -458,33 +451,45 @@ std::optional<Failure> eval_batch(Ctx& ctx, Fn fn, const Case& c) {
                c.k.begin() + (t + 1) * c.n_kv_heads * D);
   }
   if constexpr (std::is_same_v<Case, RopeCachedCase>) fill_cache_rows(s);
-  const ViewRunResult sub = run_view_case(ctx.ex, fn, s);
-  if (auto f = failed_call(fn, sub)) return f;
-  for (int which = 0; which < 2; ++which) {
-    const std::int64_t H = which == 0 ? c.n_q_heads : c.n_kv_heads;
-    const OutRead& a = full.outs[static_cast<std::size_t>(which)];
-    const OutRead& b = sub.outs[static_cast<std::size_t>(which)];
-    for (std::size_t j = 0; j < pick.size(); ++j) {
-      for (std::int64_t e = 0; e < H * D; ++e) {
-        const std::size_t ia = static_cast<std::size_t>(pick[j] * H * D + e),
-                          ib = j * static_cast<std::size_t>(H * D) + static_cast<std::size_t>(e);
-        if (a.bits[ia] == b.bits[ib]) continue;
-        Failure f;
-        f.clause = "ABI-BATCH-1";
-        f.kind = "batch-variant";
-        f.message = a.name + " of token " + std::to_string(pick[j]) +
-                    " changed when the same token was rotated as token " + std::to_string(j) +
-                    " of a sub-batch of " + std::to_string(pick.size());
-        f.worst = element(a.name, pick[j], e / D, e % D, H, D,
-                          c.positions[static_cast<std::size_t>(pick[j])]);
-        f.worst->expected = a.values[ia];
-        f.worst->actual = b.values[ib];
-        f.worst->abs_error = std::fabs(f.worst->actual - f.worst->expected);
-        return f;
-      }
-    }
-  }
-  return std::nullopt;
+  return s;
+}
+
+// A token's output bits: its q_out heads, then its k_out heads (RunResult::out_bits holds the
+// whole q_out, then the whole k_out).
+template <class Case>
+BatchHooks<Case> token_hooks(Fn fn) {
+  BatchHooks<Case> h;
+  h.unit = "token";
+  h.units = [](const Case& c) { return c.n_tokens; };
+  h.select = select_tokens<Case>;
+  h.unit_bits = [](const Case& c, const RunResult& r, std::int64_t u) {
+    const std::size_t nq = static_cast<std::size_t>(c.n_q_heads * c.head_dim);
+    const std::size_t nk = static_cast<std::size_t>(c.n_kv_heads * c.head_dim);
+    const std::size_t kbase = static_cast<std::size_t>(c.n_tokens) * nq,
+                      uu = static_cast<std::size_t>(u);
+    std::vector<std::uint32_t> bits(r.out_bits.begin() + uu * nq,
+                                    r.out_bits.begin() + (uu + 1) * nq);
+    bits.insert(bits.end(), r.out_bits.begin() + kbase + uu * nk,
+                r.out_bits.begin() + kbase + (uu + 1) * nk);
+    return bits;
+  };
+  h.locate = [](const Case& c, std::int64_t u, std::size_t k) {
+    const std::int64_t D = c.head_dim, nq = c.n_q_heads * D, kk = static_cast<std::int64_t>(k);
+    const std::int64_t pos = c.positions[static_cast<std::size_t>(u)];
+    if (kk < nq) return element("q_out", u, kk / D, kk % D, c.n_q_heads, D, pos);
+    return element("k_out", u, (kk - nq) / D, (kk - nq) % D, c.n_kv_heads, D, pos);
+  };
+  h.run = [fn](Ctx& ctx, const Case& c) {
+    const ViewRunResult v = run_view_case(ctx.ex, fn, c);
+    RunResult r;
+    r.outcome = v.outcome;
+    r.storage = c.storage;
+    r.poison = patterns(c.storage).poison;
+    for (const OutRead& o : v.outs)
+      r.out_bits.insert(r.out_bits.end(), o.bits.begin(), o.bits.end());
+    return r;
+  };
+  return h;
 }
 
 template <class Case>
@@ -559,13 +564,7 @@ void add_view_family(std::vector<AnyCheck>& out, Fn fn,
       make_check<Case>({p + ".determinism", "ABI-GEN-6", "the same call twice gives the same bits",
                         fn, 30, gen, bind(eval_determinism<Case>)}));
   add_reject_checks<Case>(out, fn, cached ? "ABI-CACHE-1" : "ABI-QK-1", gen_invalid);
-  AnyCheck b = make_check<Case>(
-      {p + ".batch", "ABI-BATCH-1",
-       "a token's outputs keep their bits when it is rotated among other tokens, at another "
-       "place, in a batch of another length",
-       fn, 30, gen, bind(eval_batch<Case>)});
-  mark_batch(b);
-  out.push_back(std::move(b));
+  out.push_back(make_batch_check<Case>(fn, gen, token_hooks<Case>(fn)));
 }
 
 }  // namespace
