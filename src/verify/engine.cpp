@@ -40,6 +40,7 @@ std::vector<AnyCheck> catalogue() {
     add_sinusoidal_checks(all, fn_of(Family::Sinusoidal, st));
     add_learned_checks(all, fn_of(Family::Learned, st));
   }
+  add_rope_qk_checks(all);  // query+key, cached rotation, cache builder: all storage types
   return all;
 }
 

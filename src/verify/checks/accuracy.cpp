@@ -16,20 +16,30 @@ const std::vector<std::string>& f32_classes(const std::string& scheme) {
       {"rope", {"accurate", "reference", "fma", "powf", "ggml", "field"}},
       {"alibi", {"reference", "powf", "field"}},
       {"sinusoidal", {"accurate", "reference", "field"}},
+      // Version 2 (spec/contracts.md PREC-QK-1, PREC-CACHE-1): the query+key form and the cache
+      // builder are graded in the RoPE classes (rows of scheme rope), the cached rotation in its own.
+      {"rope_qk", {"accurate", "reference", "fma", "powf", "ggml", "field"}},
+      {"rope_cache", {"accurate", "reference", "fma", "powf", "ggml", "field"}},
+      {"rope_cached", {"reference", "field"}},
   };
   static const std::vector<std::string> none;
   auto it = k.find(scheme);
   return it == k.end() ? none : it->second;
 }
 
+// The budgets.tsv scheme whose rows a scheme's classes are (rope_qk, rope_cache: rope's).
+std::string row_scheme(const std::string& scheme) {
+  return scheme == "rope_qk" || scheme == "rope_cache" ? std::string("rope") : scheme;
+}
+
 bool row_exists(const std::string& scheme, std::string_view dtype, const std::string& variant) {
   for (const auto& b : oracle::budgets()) {
-    if (b.scheme == scheme && b.dtype == dtype && b.variant == variant) return true;
+    if (b.scheme == row_scheme(scheme) && b.dtype == dtype && b.variant == variant) return true;
   }
   return false;
 }
 
-const std::vector<std::string> kSchemes = {"rope", "alibi", "sinusoidal"};
+const std::vector<std::string> kSchemes = {"rope", "alibi", "sinusoidal", "rope_qk", "rope_cached", "rope_cache"};
 
 }  // namespace
 
@@ -142,7 +152,7 @@ std::string chosen_class(const std::map<std::string, std::string>& accuracy, con
 }
 
 const oracle::Budget& class_row(const std::string& scheme, const std::string& cls, Storage storage) {
-  return oracle::budget(scheme, storage_name(storage), cls);
+  return oracle::budget(row_scheme(scheme), storage_name(storage), cls);
 }
 
 AccuracyTrack::AccuracyTrack(const std::string& scheme, const std::string& chosen, Storage storage) {
