@@ -5,7 +5,8 @@
 // are checked against it bit for bit (tests/kernels/test_simd_storage.cpp).
 //
 // Rules (what the hardware does, so that every path gives the same bits):
-//   widening (bf16/f16 -> f32) is exact;
+//   widening (bf16/f16 -> f32) is exact; a binary16 NaN comes out quiet (vcvtph2ps sets the
+//   quiet bit), a bfloat16 NaN keeps its bits (the widening is a shift on every path);
 //   f32 -> bf16 and f32 -> f16 round to nearest, ties to even, subnormals included (bf16 keeps
 //   f32's exponent range; f16 results below 2^-14 are f16 subnormals); f16 overflows to +-inf
 //   from 65520 = 65504 + half an ulp; +-inf stay +-inf;
@@ -52,7 +53,9 @@ PEC_HD_FN float f16_to_f32(uint16_t h) {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
   const uint32_t e = (h >> 10) & 0x1fu;
   const uint32_t m = h & 0x3ffu;
-  if (e == 0x1fu) return f32_from_bits(sign | 0x7f800000u | (m << 13));  // inf, NaN (payload kept)
+  if (e == 0x1fu) {  // inf; NaN quieted with its payload kept (as vcvtph2ps)
+    return f32_from_bits(sign | 0x7f800000u | (m << 13) | (m != 0 ? 0x400000u : 0u));
+  }
   if (e != 0) return f32_from_bits(sign | ((e + 112u) << 23) | (m << 13));
   // Zero or subnormal: m * 2^-24 exactly (m < 2^10, so the float product is exact).
   const float v = static_cast<float>(m) * 0x1p-24f;

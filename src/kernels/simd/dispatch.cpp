@@ -430,6 +430,14 @@ int sinusoidal_16(Path p, int32_t format, const pec_sinusoidal_args* a, uint16_t
   });
 }
 
+int convert_16(Path p, int32_t format, const float* in, uint16_t* out, const uint16_t* in16,
+               float* out32, int64_t n) {
+  if (!cpu_has(p)) return kPathUnavailable;
+  if (!is16(format) || n < 0) return kInvalidArgument;
+  PEC_ON_PATH(p, convert16(format, in, out, n, in16, out32));
+  return kOk;
+}
+
 int learned_16(const pec_learned_args16* a, uint16_t* out) {
   if (!valid_learned(a, out)) return kInvalidArgument;
   for (int64_t t = 0; t < a->n_tokens; ++t) {

@@ -20,6 +20,8 @@
   void alibi16(const AlibiPlan& pl, int32_t format, uint16_t* scores);                        \
   void t5_16(const T5Plan& pl, const uint16_t* table_t, uint16_t* bias, int32_t* buckets);    \
   void sinusoidal16(const SinusoidalPlan& pl, int32_t format, uint16_t* out, float* scratch); \
+  void convert16(int32_t format, const float* in, uint16_t* out, int64_t n,                   \
+                 const uint16_t* in16, float* out32);                                         \
   }
 
 PECHECK_SIMD_DECLARE_ISA(scalar)

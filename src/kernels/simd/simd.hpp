@@ -62,6 +62,11 @@ int rope_cached(Path p, int32_t format, const pec_rope_cached_args* a, const voi
                 const void* k, void* q_out, void* k_out);
 int rope_cache(Path p, int32_t format, const pec_rope_cache_args* a, void* cache);
 
+// Test hook: the path's own conversions, on n elements each way: out[i] = in[i] rounded to
+// `format` (BF16 or F16), out32[i] = in16[i] widened. Returns kPathUnavailable or 0.
+int convert_16(Path p, int32_t format, const float* in, uint16_t* out, const uint16_t* in16,
+               float* out32, int64_t n);
+
 }  // namespace pecheck::kernels::simd
 
 extern "C" {
