@@ -29,14 +29,22 @@
 namespace pecheck::kernels {
 
 PEC_HD_FN uint32_t f32_bits(float f) {
+#if defined(__CUDA_ARCH__)
+  return __float_as_uint(f);
+#else
   uint32_t b;
   __builtin_memcpy(&b, &f, sizeof b);
   return b;
+#endif
 }
 PEC_HD_FN float f32_from_bits(uint32_t b) {
+#if defined(__CUDA_ARCH__)
+  return __uint_as_float(b);
+#else
   float f;
   __builtin_memcpy(&f, &b, sizeof f);
   return f;
+#endif
 }
 
 PEC_HD_FN float bf16_to_f32(uint16_t h) { return f32_from_bits(static_cast<uint32_t>(h) << 16); }
