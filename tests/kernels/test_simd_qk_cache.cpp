@@ -4,11 +4,12 @@
 // (src/oracle) within spec/budgets.tsv; gaps and guards untouched; in place; bit-identical
 // across paths; every domain rule rejected without writing.
 // Clause: ABI-QK-1 ABI-QK-2 ABI-QK-4 ABI-VIEW-1 ABI-VIEW-2 ABI-CACHE-1 ABI-CACHE-2 ABI-CACHE-3
-// Clause: ABI-STORE-1 ABI-ROPE-3 ABI-GEN-3 ABI-GEN-4 ABI-GEN-5 ABI-GEN-6
+// Clause: ABI-STORE-1 ABI-ROPE-3 ABI-BATCH-1 ABI-GEN-3 ABI-GEN-4 ABI-GEN-5 ABI-GEN-6
 #include <gtest/gtest.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <memory>
 #include <type_traits>
@@ -511,6 +512,66 @@ TEST_P(SimdV2, CachedRotationWithBuiltCacheEqualsQkBits) {
       };
       if (f.dtype == PEC_DTYPE_F32) check(0.0f);
       else check(std::uint16_t{0});
+    }
+  }
+}
+
+// ABI-BATCH-1: a token's outputs do not depend on the other tokens of the call: a sub-batch in
+// another order (the token at another place, a different remainder length) gives its bits.
+TEST_P(SimdV2, QkAndCachedAreBatchInvariant) {
+  const std::int64_t T = 13, Hq = 4, Hk = 2, D = 96, R = 64;
+  for (const Fmt& f : kFormats) {
+    const std::size_t es = f.dtype == PEC_DTYPE_F32 ? 4 : 2;
+    std::vector<std::uint8_t> q(static_cast<std::size_t>(T * Hq * D) * es), k(static_cast<std::size_t>(T * Hk * D) * es);
+    const auto vq = random_inputs(q.size() / es, 41), vk = random_inputs(k.size() / es, 42);
+    auto put = [&](std::vector<std::uint8_t>& b, const std::vector<float>& v) {
+      for (std::size_t i = 0; i < v.size(); ++i) {
+        const float x = static_cast<float>(input_value(f, v[i]));
+        if (es == 4) std::memcpy(&b[i * 4], &x, 4);
+        else {
+          const std::uint16_t h = f.dtype == PEC_DTYPE_BF16 ? f32_to_bf16(x) : f32_to_f16(x);
+          std::memcpy(&b[i * 2], &h, 2);
+        }
+      }
+    };
+    put(q, vq);
+    put(k, vk);
+    const auto pos = random_positions(T, 43);
+    std::vector<float> cache(static_cast<std::size_t>(64 * R));
+    for (std::size_t i = 0; i < cache.size(); ++i) cache[i] = static_cast<float>(std::cos(0.37 * static_cast<double>(i)));
+    std::vector<std::int64_t> cpos(pos.size());
+    for (std::size_t t = 0; t < pos.size(); ++t) cpos[t] = pos[t] % 64;
+    for (int which = 0; which < 2; ++which) {
+      auto run = [&](std::int64_t n, const std::int64_t* p, const std::int64_t* cp, const std::uint8_t* qi,
+                     const std::uint8_t* ki, std::uint8_t* qo, std::uint8_t* ko) {
+        const pec_strides sq{Hq * D, D}, sk{Hk * D, D};
+        if (which == 0) {
+          const pec_rope_qk_args a{n, Hq, Hk, D, R, PEC_ROPE_GPTJ, 10000.0, 1.0, 1.1, p, nullptr, sq, sk, sq, sk};
+          return simd::rope_qk(GetParam(), f.dtype, &a, qi, ki, qo, ko);
+        }
+        const pec_rope_cached_args a{n, Hq, Hk, D, R, PEC_ROPE_NEOX, PEC_DTYPE_F32, 64, cache.data(), cp, sq, sk, sq, sk};
+        return simd::rope_cached(GetParam(), f.dtype, &a, qi, ki, qo, ko);
+      };
+      std::vector<std::uint8_t> qo(q.size()), ko(k.size());
+      ASSERT_EQ(run(T, pos.data(), cpos.data(), q.data(), k.data(), qo.data(), ko.data()), 0);
+      // Tokens 11, 2, 7 as a batch of three.
+      const std::int64_t pick[3] = {11, 2, 7};
+      const std::size_t rq = static_cast<std::size_t>(Hq * D) * es, rk = static_cast<std::size_t>(Hk * D) * es;
+      std::vector<std::uint8_t> sq(3 * rq), sk(3 * rk), sqo(3 * rq), sko(3 * rk);
+      std::int64_t sp[3], scp[3];
+      for (int j = 0; j < 3; ++j) {
+        std::memcpy(&sq[j * rq], &q[static_cast<std::size_t>(pick[j]) * rq], rq);
+        std::memcpy(&sk[j * rk], &k[static_cast<std::size_t>(pick[j]) * rk], rk);
+        sp[j] = pos[static_cast<std::size_t>(pick[j])];
+        scp[j] = cpos[static_cast<std::size_t>(pick[j])];
+      }
+      ASSERT_EQ(run(3, sp, scp, sq.data(), sk.data(), sqo.data(), sko.data()), 0);
+      for (int j = 0; j < 3; ++j) {
+        EXPECT_EQ(std::memcmp(&sqo[j * rq], &qo[static_cast<std::size_t>(pick[j]) * rq], rq), 0)
+            << f.name << " fn " << which << " q token " << pick[j];
+        EXPECT_EQ(std::memcmp(&sko[j * rk], &ko[static_cast<std::size_t>(pick[j]) * rk], rk), 0)
+            << f.name << " fn " << which << " k token " << pick[j];
+      }
     }
   }
 }
