@@ -3,7 +3,7 @@
 // the rotation from a cos/sin cache, and the cache builder, against the MPFR oracle
 // (src/oracle) within spec/budgets.tsv; gaps and guards untouched; in place; bit-identical
 // across paths; every domain rule rejected without writing.
-// Clause: ABI-QK-1 ABI-QK-2 ABI-QK-4 ABI-VIEW-1 ABI-VIEW-2 ABI-CACHE-1 ABI-CACHE-2 ABI-CACHE-3
+// Clause: ABI-QK-1 ABI-QK-2 ABI-QK-3 ABI-QK-4 ABI-VIEW-1 ABI-VIEW-2 ABI-CACHE-1 ABI-CACHE-2 ABI-CACHE-3
 // Clause: ABI-STORE-1 ABI-ROPE-3 ABI-BATCH-1 ABI-GEN-3 ABI-GEN-4 ABI-GEN-5 ABI-GEN-6
 #include <gtest/gtest.h>
 
@@ -12,6 +12,7 @@
 #include <cstring>
 #include <functional>
 #include <memory>
+#include <span>
 #include <type_traits>
 
 #include "kernels/shared/f16_conv.hpp"
@@ -512,6 +513,62 @@ TEST_P(SimdV2, CachedRotationWithBuiltCacheEqualsQkBits) {
       };
       if (f.dtype == PEC_DTYPE_F32) check(0.0f);
       else check(std::uint16_t{0});
+    }
+  }
+}
+
+// ABI-QK-3: the score of every query head with the key head of its group, formed from one
+// call's outputs, moves under a common shift of all positions by no more than the score
+// contract (PREC-SCORE-1, oracle::rope_score_bound at the original and the shifted angles).
+TEST_P(SimdV2, RopeQkScoresDependOnlyOnTheOffsetForEveryGroup) {
+  const std::int64_t T = 4, Hq = 6, Hk = 2, D = 64, R = 64, group = Hq / Hk, half = R / 2;
+  const auto q = random_inputs(static_cast<std::size_t>(T * Hq * D), 61);
+  const auto k = random_inputs(static_cast<std::size_t>(T * Hk * D), 62);
+  const std::vector<std::int64_t> pos = {3, 100, 70000, std::int64_t{1} << 30};
+  const oracle::Budget& row = oracle::budget("rope", "f32", "accurate");
+  auto rotate = [&](const std::vector<std::int64_t>& p, std::vector<float>& qo, std::vector<float>& ko) {
+    qo.assign(q.size(), 0.0f);
+    ko.assign(k.size(), 0.0f);
+    const pec_rope_qk_args a{T, Hq, Hk, D, R, PEC_ROPE_NEOX, 10000.0, 1.0, 1.0, p.data(), nullptr,
+                             {Hq * D, D}, {Hk * D, D}, {Hq * D, D}, {Hk * D, D}};
+    return simd::rope_qk(GetParam(), PEC_DTYPE_F32, &a, q.data(), k.data(), qo.data(), ko.data());
+  };
+  auto angles = [&](const std::vector<std::int64_t>& p) {
+    const pec_rope_args a{T, 1, D, R, PEC_ROPE_NEOX, 10000.0, 1.0, p.data(), nullptr};
+    std::vector<double> th;
+    for (const auto& r : oracle::rope_block_angles(a)) th.push_back(std::fabs(r.angle.hi));
+    return th;
+  };
+  std::vector<float> qo, ko;
+  ASSERT_EQ(rotate(pos, qo, ko), 0);
+  const auto th = angles(pos);
+  for (std::int64_t delta : {std::int64_t{1}, std::int64_t{4096}, std::int64_t{1} << 20}) {
+    std::vector<std::int64_t> shifted = pos;
+    for (auto& p : shifted) p += delta;
+    std::vector<float> qs, ks;
+    ASSERT_EQ(rotate(shifted, qs, ks), 0);
+    const auto ths = angles(shifted);
+    for (std::int64_t t = 0; t < T; ++t) {
+      for (std::int64_t u = 0; u < T; ++u) {
+        for (std::int64_t h = 0; h < Hq; ++h) {
+          const std::int64_t g = h / group;
+          const std::size_t qr = static_cast<std::size_t>((t * Hq + h) * D), kr = static_cast<std::size_t>((u * Hk + g) * D);
+          double s0 = 0, s1 = 0;
+          for (std::int64_t l = 0; l < D; ++l) {
+            s0 += static_cast<double>(qo[qr + l]) * ko[kr + l];
+            s1 += static_cast<double>(qs[qr + l]) * ks[kr + l];
+          }
+          const std::vector<double> qv(q.begin() + static_cast<std::ptrdiff_t>(qr), q.begin() + static_cast<std::ptrdiff_t>(qr + D));
+          const std::vector<double> kv(k.begin() + static_cast<std::ptrdiff_t>(kr), k.begin() + static_cast<std::ptrdiff_t>(kr + D));
+          auto span_of = [&](const std::vector<double>& v, std::int64_t tok) {
+            return std::span<const double>(v.data() + tok * half, static_cast<std::size_t>(half));
+          };
+          const double bound = oracle::rope_score_bound(row, qv, kv, span_of(th, t), span_of(th, u)) +
+                               oracle::rope_score_bound(row, qv, kv, span_of(ths, t), span_of(ths, u));
+          ASSERT_LE(std::fabs(s1 - s0), bound) << "delta " << delta << " q token " << t << " head " << h
+                                               << " k token " << u << " head " << g;
+        }
+      }
     }
   }
 }
