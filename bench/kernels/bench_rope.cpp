@@ -21,9 +21,13 @@
 //                             iteration: the data behind simd::kStreamMinBytes, by size (from
 //                             16 MiB per tensor: with an in-cache y, the streamed variant
 //                             would evict it and slow the next iteration's memcpy)
-// A new implementation (e.g. the cos/sin-cache rotation of ABI version 2, issue 15 item 2) is
-// one more impl id (kImplNames, rope_args), a branch in BM_Rope's timed lambda and a column in
-// rope_table.py: the memcpy pairing, the ratio and the JSON come with it.
+//   BM_RopeCached/...         pec_rope_cached_f32 (ABI version 2, issue 15 item 2): q [8192][32][128]
+//                             and k [8192][8][128] (GQA 4:1) rotated out of place from a float32
+//                             cos/sin cache [108192][rotary] built by pec_rope_cache_f32 outside
+//                             the timing (positions 100000 + t, so every token reads its own
+//                             row), paired with memcpy of q and k in the same iteration
+// A new implementation is one more impl id (kImplNames, rope_args), a branch in BM_Rope's timed
+// lambda and a column in rope_table.py: the memcpy pairing, the ratio and the JSON come with it.
 #include <benchmark/benchmark.h>
 
 #include <chrono>
@@ -216,6 +220,86 @@ void BM_RopeStream(benchmark::State& st) {
   st.SetLabel(simd::to_string(path));
 }
 
+// Key tensor and key output of BM_RopeCached: [tokens][kKvHeads][kDim], 64-byte aligned.
+constexpr std::int64_t kKvHeads = 8;
+struct KeyTensors {
+  std::size_t bytes = 0;
+  float* k = nullptr;
+  float* k_out = nullptr;
+  ~KeyTensors() {
+    std::free(k);
+    std::free(k_out);
+  }
+};
+KeyTensors& key_tensors(std::int64_t tokens) {
+  static std::map<std::int64_t, std::unique_ptr<KeyTensors>> all;
+  auto& t = all[tokens];
+  if (!t) {
+    t = std::make_unique<KeyTensors>();
+    const std::size_t n = static_cast<std::size_t>(tokens * kKvHeads * kDim);
+    t->bytes = n * sizeof(float);
+    t->k = static_cast<float*>(std::aligned_alloc(64, t->bytes));
+    t->k_out = static_cast<float*>(std::aligned_alloc(64, t->bytes));
+    for (std::size_t i = 0; i < n; ++i) {
+      t->k[i] = static_cast<float>(i % 777) * 1e-3f - 0.3f;
+      t->k_out[i] = 0.0f;
+    }
+  }
+  return *t;
+}
+
+// The float32 cos/sin cache for positions [0, rows), built once per rotary width.
+const std::vector<float>& cos_sin_cache(std::int64_t rot, std::int64_t rows) {
+  static std::map<std::int64_t, std::vector<float>> all;
+  auto& c = all[rot];
+  if (c.empty()) {
+    c.resize(static_cast<std::size_t>(rows * rot));
+    const pec_rope_cache_args a{rows, rot, 10000.0, 1.0, 1.0, nullptr};
+    if (pec_rope_cache_f32(&a, c.data()) != 0) c.clear();
+  }
+  return c;
+}
+
+// args: tokens, layout, rot
+void BM_RopeCached(benchmark::State& st) {
+  Tensors& t = tensors(st.range(0));
+  KeyTensors& k = key_tensors(st.range(0));
+  const std::int64_t layout = st.range(1), rot = st.range(2);
+  const std::int64_t rows = t.pos.back() + 1;
+  const std::vector<float>& cache = cos_sin_cache(rot, rows);
+  if (cache.empty()) {
+    st.SkipWithError("pec_rope_cache_f32 rejected the call");
+    return;
+  }
+  const pec_strides sq{kHeads * kDim, kDim}, sk{kKvHeads * kDim, kDim};
+  const pec_rope_cached_args a{t.tokens, kHeads, kKvHeads, kDim, rot, static_cast<std::int32_t>(layout),
+                               PEC_DTYPE_F32, rows, cache.data(), t.pos.data(), sq, sk, sq, sk};
+  double t_copy = 0, t_kernel = 0;
+  for (auto _ : st) {
+    const auto c0 = std::chrono::steady_clock::now();
+    std::memcpy(t.y, t.x, t.bytes);
+    std::memcpy(k.k_out, k.k, k.bytes);
+    benchmark::ClobberMemory();
+    t_copy += seconds_since(c0);
+    const auto v0 = std::chrono::steady_clock::now();
+    const bool ok = pec_rope_cached_f32(&a, t.x, k.k, t.y, k.k_out) == 0;
+    benchmark::ClobberMemory();
+    const double d = seconds_since(v0);
+    t_kernel += d;
+    st.SetIterationTime(d);
+    if (!ok) {
+      st.SkipWithError("the kernel rejected the call");
+      return;
+    }
+  }
+  const double moved = 2.0 * static_cast<double>(t.bytes + k.bytes) * static_cast<double>(st.iterations());
+  st.SetBytesProcessed(static_cast<std::int64_t>(moved));
+  st.counters["memcpy_GB/s"] = moved / t_copy / 1e9;
+  st.counters["GB/s"] = moved / t_kernel / 1e9;
+  st.counters["ratio"] = t_copy / t_kernel;
+  st.SetLabel(pecheck_simd_path());
+}
+
 // The cos/sin part alone: one head of rotary_dim lanes per token, so the angle, its reduction
 // and the polynomials dominate. args: path
 void BM_RopeSinCosOnly(benchmark::State& st) {
@@ -292,12 +376,19 @@ BENCHMARK(BM_RopeStream)
     ->ArgNames({"tokens", "layout"})
     ->ArgsProduct({{1024, 2048, 4096, 8192}, {PEC_ROPE_NEOX, PEC_ROPE_GPTJ}})
     ->UseManualTime();
+BENCHMARK(BM_RopeCached)
+    ->ArgNames({"tokens", "layout", "rot"})
+    ->ArgsProduct({{8192}, {PEC_ROPE_NEOX, PEC_ROPE_GPTJ}, {128, 64}})
+    ->UseManualTime();
 BENCHMARK(BM_RopeSinCosOnly)->ArgName("path")->DenseRange(0, 2)->UseRealTime();
 BENCHMARK(BM_LoadAverage)->Iterations(1);
 
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::printf("CPU: %s (%s); pec_* dispatch to %s\n", cpu_model().c_str(), cpu_family().c_str(),
+              pecheck_simd_path());
+  std::fflush(stdout);
   benchmark::AddCustomContext("cpu_model", cpu_model());
   benchmark::AddCustomContext("cpu_family", cpu_family());
   benchmark::AddCustomContext("pec_rope_f32_path", pecheck_simd_path());

@@ -1,7 +1,9 @@
 // pecheck_cuda on a real GPU through the ABI: bit for bit equal to pecheck_simd's portable
 // path (same shared arithmetic) and within the float32 contract of the MPFR oracle.
-// Skips, saying why, when no CUDA device is present.
+// Skips, saying why, when no CUDA device is present. Version 2: every function through the
+// library's pec_* exports, bit for bit against pecheck_simd's portable path (v2_cases.hpp).
 // Clause: ABI-ROPE-2 ABI-ROPE-4 ABI-ALIBI-2 ABI-T5-2 ABI-GEN-3
+// Clause: ABI-STORE-1 ABI-STORE-2 ABI-QK-2 ABI-QK-4 ABI-VIEW-2 ABI-CACHE-2 ABI-CACHE-3
 #include <gtest/gtest.h>
 
 #include "kernels/cuda/cuda_api.hpp"
@@ -9,6 +11,7 @@
 #include "oracle/budget.hpp"
 #include "oracle/oracle.hpp"
 #include "util.hpp"
+#include "v2_cases.hpp"
 
 namespace pecheck::kernels::test {
 namespace {
@@ -74,6 +77,47 @@ TEST_F(CudaDevice, AlibiAndT5MatchSimdBits) {
     ASSERT_EQ(simd::t5_bias_f32(simd::Path::Scalar, &t, cb.data()), 0);
     EXPECT_TRUE(same_bits(gb.data(), cb.data(), n)) << "t5 bidirectional " << mode;
   }
+}
+
+// pecheck_cuda's exports (linked first, so pec_* resolve to pecheck_cuda, not pecheck_simd).
+struct DeviceImpl {
+  using U = std::uint16_t;
+  int rope16(std::int32_t f, const pec_rope_args* a, const U* x, U* y) {
+    return f == PEC_DTYPE_BF16 ? pec_rope_bf16(a, x, y) : pec_rope_f16(a, x, y);
+  }
+  int qk(std::int32_t f, const pec_rope_qk_args* a, const void* q, const void* k, void* qo, void* ko) {
+    if (f == PEC_DTYPE_F32) {
+      return pec_rope_qk_f32(a, static_cast<const float*>(q), static_cast<const float*>(k), static_cast<float*>(qo),
+                             static_cast<float*>(ko));
+    }
+    auto fn = f == PEC_DTYPE_BF16 ? pec_rope_qk_bf16 : pec_rope_qk_f16;
+    return fn(a, static_cast<const U*>(q), static_cast<const U*>(k), static_cast<U*>(qo), static_cast<U*>(ko));
+  }
+  int cached(std::int32_t f, const pec_rope_cached_args* a, const void* q, const void* k, void* qo, void* ko) {
+    if (f == PEC_DTYPE_F32) {
+      return pec_rope_cached_f32(a, static_cast<const float*>(q), static_cast<const float*>(k),
+                                 static_cast<float*>(qo), static_cast<float*>(ko));
+    }
+    auto fn = f == PEC_DTYPE_BF16 ? pec_rope_cached_bf16 : pec_rope_cached_f16;
+    return fn(a, static_cast<const U*>(q), static_cast<const U*>(k), static_cast<U*>(qo), static_cast<U*>(ko));
+  }
+  int cache(std::int32_t f, const pec_rope_cache_args* a, void* c) {
+    if (f == PEC_DTYPE_F32) return pec_rope_cache_f32(a, static_cast<float*>(c));
+    return f == PEC_DTYPE_BF16 ? pec_rope_cache_bf16(a, static_cast<U*>(c)) : pec_rope_cache_f16(a, static_cast<U*>(c));
+  }
+  int alibi16(std::int32_t f, const pec_alibi_args* a, U* s) {
+    return f == PEC_DTYPE_BF16 ? pec_alibi_bias_bf16(a, s) : pec_alibi_bias_f16(a, s);
+  }
+  int t5_16(const pec_t5_args16* a, U* b) { return pec_t5_bias_bf16(a, b); }
+  int sinusoidal16(std::int32_t f, const pec_sinusoidal_args* a, U* o) {
+    return f == PEC_DTYPE_BF16 ? pec_sinusoidal_bf16(a, o) : pec_sinusoidal_f16(a, o);
+  }
+  int learned16(const pec_learned_args16* a, U* o) { return pec_learned_f16(a, o); }
+};
+
+TEST_F(CudaDevice, Version2MatchesSimdBitsGapsUntouched) {
+  DeviceImpl impl;
+  v2cases::run_all(impl);
 }
 
 }  // namespace

@@ -1,8 +1,11 @@
 // The CUDA kernels' per-thread source (src/kernels/shared/grid.hpp) run on the CPU for every
 // block and thread index of small grids, checked against the MPFR oracle within the float32
 // contract and bit for bit against the SIMD library (same shared arithmetic, same bits).
-// Runs in CI without a GPU and without nvcc.
+// Runs in CI without a GPU and without nvcc. Version 2 (grid_v2.hpp and the wrapper's host
+// steps, kernels/common/v2_host.hpp): every function bit for bit against pecheck_simd
+// (v2_cases.hpp), gaps and guards included.
 // Clause: ABI-ROPE-2 ABI-ROPE-3 ABI-ROPE-4 ABI-ALIBI-2 ABI-T5-2
+// Clause: ABI-STORE-1 ABI-STORE-2 ABI-QK-2 ABI-QK-4 ABI-VIEW-2 ABI-CACHE-2 ABI-CACHE-3 ABI-GEN-3
 #include <gtest/gtest.h>
 
 #include "emulate.hpp"
@@ -10,6 +13,7 @@
 #include "oracle/budget.hpp"
 #include "oracle/oracle.hpp"
 #include "util.hpp"
+#include "v2_cases.hpp"
 
 namespace pecheck::kernels::test {
 namespace {
@@ -123,6 +127,65 @@ TEST(CudaEmulation, T5EveryThreadMatchesOracleAndSimdBits) {
       }
     }
   }
+}
+
+// pecheck_cuda's version 2 calls as the wrapper runs them, each kernel for every thread.
+struct EmuImpl {
+  template <template <int> class Fn, class... A>
+  static int by_format(std::int32_t fmt, A... a) {
+    if (fmt == PEC_DTYPE_F32) return Fn<0>::run(a...);
+    if (fmt == PEC_DTYPE_BF16) return Fn<1>::run(a...);
+    return Fn<2>::run(a...);
+  }
+  template <int F>
+  struct Rope16 {
+    static int run(const pec_rope_args* a, const std::uint16_t* x, std::uint16_t* y) { return emulate_rope16<F>(*a, x, y); }
+  };
+  template <int F>
+  struct Qk {
+    static int run(const pec_rope_qk_args* a, const void* q, const void* k, void* qo, void* ko) {
+      return emulate_rope_qk<F>(*a, q, k, qo, ko);
+    }
+  };
+  template <int F>
+  struct Cached {
+    static int run(const pec_rope_cached_args* a, const void* q, const void* k, void* qo, void* ko) {
+      return emulate_rope_cached<F>(*a, q, k, qo, ko);
+    }
+  };
+  template <int F>
+  struct Cache {
+    static int run(const pec_rope_cache_args* a, void* c) {
+      return emulate_rope_cache<F>(*a, static_cast<grid::StoreT<F>*>(c));
+    }
+  };
+  template <int F>
+  struct Alibi16 {
+    static int run(const pec_alibi_args* a, std::uint16_t* s) { return emulate_alibi16<F>(*a, s); }
+  };
+  template <int F>
+  struct Sin16 {
+    static int run(const pec_sinusoidal_args* a, std::uint16_t* o) { return emulate_sinusoidal16<F>(*a, o); }
+  };
+  int rope16(std::int32_t f, const pec_rope_args* a, const std::uint16_t* x, std::uint16_t* y) {
+    return by_format<Rope16>(f, a, x, y);
+  }
+  int qk(std::int32_t f, const pec_rope_qk_args* a, const void* q, const void* k, void* qo, void* ko) {
+    return by_format<Qk>(f, a, q, k, qo, ko);
+  }
+  int cached(std::int32_t f, const pec_rope_cached_args* a, const void* q, const void* k, void* qo, void* ko) {
+    return by_format<Cached>(f, a, q, k, qo, ko);
+  }
+  int cache(std::int32_t f, const pec_rope_cache_args* a, void* c) { return by_format<Cache>(f, a, c); }
+  int alibi16(std::int32_t f, const pec_alibi_args* a, std::uint16_t* s) { return by_format<Alibi16>(f, a, s); }
+  int t5_16(const pec_t5_args16* a, std::uint16_t* b) { return emulate_t5_16(*a, b); }
+  int sinusoidal16(std::int32_t f, const pec_sinusoidal_args* a, std::uint16_t* o) { return by_format<Sin16>(f, a, o); }
+  int learned16(const pec_learned_args16* a, std::uint16_t* o) { return emulate_learned16(*a, o); }
+};
+
+TEST(CudaEmulation, Version2EveryThreadGivesSimdBitsGapsUntouched) {
+  EmuImpl impl;
+  v2cases::run_all(impl);
 }
 
 }  // namespace

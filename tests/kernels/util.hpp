@@ -7,10 +7,13 @@
 #include <cstdint>
 #include <cstring>
 #include <fstream>
+#include <limits>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "pecheck_kernel.h"
 
 namespace pecheck::kernels::test {
 
@@ -109,5 +112,48 @@ inline std::vector<std::vector<std::string>> read_tsv(const std::string& name) {
   }
   return rows;
 }
+
+}  // namespace pecheck::kernels::test
+
+namespace pecheck::kernels::test {
+
+// 16-bit storage in tests (ABI-STORE-1). A test's own widening (independent of
+// shared/f16_conv.hpp): bfloat16 is the upper half of a float; binary16 by its definition.
+inline float widen_bf16(std::uint16_t h) { return std::bit_cast<float>(std::uint32_t{h} << 16); }
+inline float widen_f16(std::uint16_t h) {
+  const int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+  const float sign = (h & 0x8000) ? -1.0f : 1.0f;
+  if (e == 0x1f) return m ? std::numeric_limits<float>::quiet_NaN() : sign * INFINITY;
+  if (e == 0) return sign * std::ldexp(static_cast<float>(m), -24);
+  return sign * std::ldexp(static_cast<float>(m + 1024), e - 25);
+}
+// A pattern no kernel writes: a signalling NaN of the format (kernels quiet every NaN).
+inline std::uint16_t poison16(std::int32_t dtype) { return dtype == PEC_DTYPE_BF16 ? 0x7fa5 : 0x7d5a; }
+
+// A uint16_t buffer with guard zones, payload poisoned (as Guarded).
+class Guarded16 {
+ public:
+  static constexpr std::size_t kGuard = 64;
+  Guarded16(std::size_t n, std::uint16_t pattern) : n_(n), pat_(pattern), buf_(n + 2 * kGuard, pattern) {}
+  std::uint16_t* data() { return buf_.data() + kGuard; }
+  const std::uint16_t* data() const { return buf_.data() + kGuard; }
+  bool guards_intact() const {
+    for (std::size_t i = 0; i < buf_.size(); ++i) {
+      if ((i < kGuard || i >= kGuard + n_) && buf_[i] != pat_) return false;
+    }
+    return true;
+  }
+  long first_unwritten() const {
+    for (std::size_t i = 0; i < n_; ++i) {
+      if (data()[i] == pat_) return static_cast<long>(i);
+    }
+    return -1;
+  }
+
+ private:
+  std::size_t n_;
+  std::uint16_t pat_;
+  std::vector<std::uint16_t> buf_;
+};
 
 }  // namespace pecheck::kernels::test

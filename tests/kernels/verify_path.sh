@@ -10,6 +10,7 @@ case "$path" in
   scalar) need="" ;;
   avx2) need="avx2 fma bmi2 f16c" ;;
   avx512) need="avx2 fma bmi2 f16c avx512f avx512dq avx512bw avx512vl" ;;
+  avx512bf16) need="avx2 fma bmi2 f16c avx512f avx512dq avx512bw avx512vl avx512_bf16" ;;
   cuda)
     if ! nvidia-smi -L > /dev/null 2>&1; then
       echo "SKIPPED: pecheck verify of pecheck_cuda: no usable CUDA device (nvidia-smi -L failed)"

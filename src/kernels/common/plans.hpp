@@ -55,9 +55,53 @@ struct SinusoidalPlan {
   double f_absmax;
 };
 
-// Host quad-precision cos/sin of position*scale*(f_hi[i]+f_lo[i]) for i < n, rounded to
-// float: the path for angles beyond rope_const::kMaxFastAngle (src/kernels/common/prep.cpp).
+// Storage format of a version 2 call (enum pec_dtype): 0 float32, 1 bfloat16, 2 binary16.
+enum StoreFormat : int32_t { kF32 = 0, kBF16 = 1, kF16 = 2 };
+
+// One tensor of a version 2 RoPE call: element (t, h, l) of the input at
+// in[t*in_token + h*in_head + l], of the output at out[t*out_token + h*out_head + l]
+// (elements of the storage type; ABI-VIEW-1). in == out is in place (equal strides).
+struct RopeView {
+  const void* in;
+  void* out;
+  int64_t n_heads;
+  int64_t in_token, in_head, out_token, out_head;
+};
+
+// pec_rope_qk_* (angles computed, times attn), pec_rope_cached_* (cos/sin from a cache) and the
+// version 2 single-tensor pec_rope_bf16/_f16 (a qk call without key heads: k.n_heads = 0).
+struct RopeV2Plan {
+  int64_t n_tokens, head_dim, rotary_dim, half, half_pad;
+  int32_t layout;          // 0 NEOX, 1 GPTJ
+  int32_t format;          // StoreFormat of q, k and the outputs
+  const int64_t* positions;
+  // Computed angles (qk): as RopePlan, and cos/sin multiplied by attn in double.
+  double scale, attn;
+  const double* f_hi;
+  const double* f_lo;
+  double f_absmax;
+  // Cached (cache != nullptr): row p = rotary_dim/2 cosines then rotary_dim/2 sines.
+  const void* cache;
+  int32_t cache_format;    // StoreFormat of the cache
+  RopeView q, k;
+  bool stream;             // streaming stores for both outputs (float32, aligned, out of place)
+};
+
+// pec_rope_cache_*: rows [0, cache_positions) of attn*cos / attn*sin.
+struct RopeCachePlan {
+  int64_t cache_positions, rotary_dim, half, half_pad;
+  int32_t format;
+  double scale, attn;
+  const double* f_hi;
+  const double* f_lo;
+  double f_absmax;
+};
+
+// Host quad-precision cos/sin of position*scale*(f_hi[i]+f_lo[i]) for i < n, times attn, rounded
+// to float (odd = false: nearest-even; odd = true: double rounded to odd, for a later rounding
+// to a 16-bit format, shared/f16_conv.hpp): the path for angles beyond
+// rope_const::kMaxFastAngle (src/kernels/common/prep.cpp).
 void sincos_quad_row(double position, double scale, const double* f_hi, const double* f_lo,
-                     int64_t n, float* c, float* s);
+                     int64_t n, float* c, float* s, double attn = 1.0, bool odd = false);
 
 }  // namespace pecheck::kernels

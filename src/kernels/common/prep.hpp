@@ -12,11 +12,27 @@ namespace pecheck::kernels {
 
 // Domain checks (ABI-ROPE-1, ABI-ALIBI-1, ABI-T5-1, ABI-SIN-1, ABI-LEARN-1, ABI-GEN-3).
 // True when the call is valid; nothing is written by them.
-bool valid_rope(const pec_rope_args* a, const float* x, const float* y);
-bool valid_alibi(const pec_alibi_args* a, const float* scores);
-bool valid_t5(const pec_t5_args* a, const float* bias);
-bool valid_sinusoidal(const pec_sinusoidal_args* a, const float* out);
-bool valid_learned(const pec_learned_args* a, const float* out);
+// The 16-bit variants (ABI-STORE-2) have the same domains: the pointers are only tested for NULL.
+bool valid_rope(const pec_rope_args* a, const void* x, const void* y);
+bool valid_alibi(const pec_alibi_args* a, const void* scores);
+bool valid_t5(const pec_t5_args* a, const void* bias);
+bool valid_t5(const pec_t5_args16* a, const void* bias);
+bool valid_sinusoidal(const pec_sinusoidal_args* a, const void* out);
+bool valid_learned(const pec_learned_args* a, const void* out);
+bool valid_learned(const pec_learned_args16* a, const void* out);
+
+// Version 2 (ABI-QK-1, ABI-CACHE-1, ABI-CACHE-3, ABI-VIEW-1): domain, strided views (token-
+// or head-major, a stride the shape does not use only >= 0), in place only as out == in with
+// equal strides, and no output element shared with an input (other than its own in-place
+// input), with the other output or with the cache. elem: bytes per element of the storage type.
+bool valid_rope_qk(const pec_rope_qk_args* a, const void* q, const void* k, const void* q_out,
+                   const void* k_out, int64_t elem);
+bool valid_rope_cached(const pec_rope_cached_args* a, const void* q, const void* k,
+                       const void* q_out, const void* k_out, int64_t elem);
+bool valid_rope_cache(const pec_rope_cache_args* a, const void* cache);
+
+// Bytes per element of a pec_dtype (0 when it is not one).
+int64_t dtype_bytes(int32_t dtype);
 
 // f_i = base^(-2i/dim) for i < dim/2 (or the float table when given), as double-double
 // hi + lo, padded with zeros to `pad` entries. Computed in quad precision (libquadmath),

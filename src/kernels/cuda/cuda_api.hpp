@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/shared/grid.hpp"
+#include "kernels/shared/grid_v2.hpp"
 #include "pecheck_kernel.h"
 
 namespace pecheck::kernels::cuda {
@@ -40,5 +41,15 @@ class DeviceRope {
 int launch_rope(const grid::RopeDev& p, const uint8_t* d_host_rows, const float* d_x, float* d_y);
 int launch_alibi(const grid::AlibiDev& p, float* d_scores);
 int launch_t5(const grid::T5Dev& p, float* d_bias);
+
+// Version 2 launchers (grid_v2.hpp). format: 0 float32, 1 bfloat16, 2 binary16. The rotation
+// runs in place on a dense device tensor (the wrapper packs and scatters strided views).
+int launch_table_attn(const grid::TableDev& p, const uint8_t* d_host_rows);
+int launch_rotate(int32_t format, const grid::RotDev& p, void* d_xy);
+int launch_cache_rows(int32_t format, const grid::TableDev& p, void* d_cache);
+int launch_alibi16(int32_t format, const grid::AlibiDev& p, uint16_t* d_scores);
+int launch_t5_16(const grid::T5Dev16& p, uint16_t* d_bias);
+int launch_sinusoidal16(int32_t format, const grid::TableDev& p, uint16_t* d_out);
+int launch_learned16(const grid::LearnedDev16& p, uint16_t* d_out);
 
 }  // namespace pecheck::kernels::cuda

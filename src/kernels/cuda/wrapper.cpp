@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "kernels/common/prep.hpp"
+#include "kernels/common/v2_host.hpp"
 #include "kernels/cuda/cuda_api.hpp"
 
 namespace pecheck::kernels::cuda {
@@ -118,6 +119,258 @@ int DeviceRope::prepare(const pec_rope_args& a) {
 
 int DeviceRope::run(const float* d_x, float* d_y) { return launch_rope(dev_, d_host_rows_, d_x, d_y); }
 
+// ---- Version 2 ---------------------------------------------------------------------------------
+namespace {
+
+// One tensor of a version 2 RoPE call, in host memory.
+struct HostView {
+  const void* in;
+  void* out;
+  int64_t n_heads;
+  pec_strides s_in, s_out;
+};
+
+// The cos/sin tables of a call: computed (the double-double angles of positions, times attn,
+// quad-path rows from the host) or given (a cos/sin cache's rows, widened on the host).
+struct Tables {
+  bool computed = true;
+  const int64_t* positions = nullptr;
+  double scale = 1.0, attn = 1.0;
+  double theta_base = 10000.0;
+  const float* inv_freq = nullptr;
+  const pec_rope_cached_args* cached = nullptr;
+};
+
+int upload_tables(const Tables& tb, int64_t T, int64_t rot, Buf& dc, Buf& ds, Buf* keep) {
+  const int64_t half = rot / 2;
+  std::vector<float> c, s;
+  if (!tb.computed) {
+    v2host::cached_tables(*tb.cached, c, s);
+    return dc.upload(c.data(), c.size()) && ds.upload(s.data(), s.size()) ? kOk : kNoDevice;
+  }
+  FreqTable freq;
+  freq_table(tb.theta_base, rot, tb.inv_freq, half, freq);
+  std::vector<uint8_t> host_rows;
+  v2host::quad_rows(tb.positions, T, tb.scale, tb.attn, false, freq, half, host_rows, c, s);
+  bool any = false;
+  for (uint8_t r : host_rows) any = any || r != 0;
+  Buf& dpos = keep[0];
+  Buf& dhi = keep[1];
+  Buf& dlo = keep[2];
+  Buf& drows = keep[3];
+  if (!dc.upload(c.data(), c.size()) || !ds.upload(s.data(), s.size()) ||
+      !dpos.upload(tb.positions, static_cast<size_t>(T)) || !dhi.upload(freq.hi.data(), freq.hi.size()) ||
+      !dlo.upload(freq.lo.data(), freq.lo.size()) || (any && !drows.upload(host_rows.data(), host_rows.size()))) {
+    return kNoDevice;
+  }
+  const grid::TableDev p{T, half, tb.scale, tb.attn, dpos.as<int64_t>(), dhi.as<double>(), dlo.as<double>(),
+                         dc.as<float>(), ds.as<float>(), 0};
+  return launch_table_attn(p, any ? drows.as<uint8_t>() : nullptr);
+}
+
+template <class S>
+int rope_v2(int32_t format, int64_t T, int64_t D, int64_t rot, int32_t layout, const Tables& tb,
+            const HostView* views, int n_views) {
+  if (T == 0) return kOk;
+  if (!usable()) return kNoDevice;
+  Buf dc, ds, keep[4];
+  int st = upload_tables(tb, T, rot, dc, ds, keep);
+  if (st != kOk) return st;
+  for (int v = 0; v < n_views; ++v) {
+    const HostView& hv = views[v];
+    if (hv.n_heads == 0) continue;
+    std::vector<S> dense = v2host::pack(static_cast<const S*>(hv.in), T, hv.n_heads, D, hv.s_in);
+    Buf dx;
+    if (!dx.upload(dense.data(), dense.size())) return kNoDevice;
+    const grid::RotDev p{T, hv.n_heads, D, rot, rot / 2, layout, dc.as<float>(), ds.as<float>()};
+    st = launch_rotate(format, p, dx.p);
+    if (st != kOk) return st;
+    if (!ok(cudaMemcpy(dense.data(), dx.p, dense.size() * sizeof(S), cudaMemcpyDeviceToHost), "cudaMemcpy")) {
+      return kNoDevice;
+    }
+    v2host::scatter(dense, static_cast<S*>(hv.out), T, hv.n_heads, D, hv.s_out);
+  }
+  return kOk;
+}
+
+template <class F>
+int guarded(F&& f) {
+  try {
+    return f();
+  } catch (const std::bad_alloc&) {
+    return kOutOfMemory;
+  }
+}
+
+int rope16(int32_t format, const pec_rope_args* a, const uint16_t* x, uint16_t* y) {
+  if (!valid_rope(a, x, y)) return kInvalidArgument;
+  return guarded([&] {
+    Tables tb;
+    tb.positions = a->positions;
+    tb.scale = a->position_scale;
+    tb.theta_base = a->theta_base;
+    tb.inv_freq = a->inv_freq;
+    const pec_strides dense{a->n_heads * a->head_dim, a->head_dim};
+    const HostView v{x, y, a->n_heads, dense, dense};
+    return rope_v2<uint16_t>(format, a->n_tokens, a->head_dim, a->rotary_dim, a->layout, tb, &v, 1);
+  });
+}
+
+template <class S>
+int rope_qk(int32_t format, const pec_rope_qk_args* a, const S* q, const S* k, S* q_out, S* k_out) {
+  if (!valid_rope_qk(a, q, k, q_out, k_out, static_cast<int64_t>(sizeof(S)))) return kInvalidArgument;
+  return guarded([&] {
+    Tables tb;
+    tb.positions = a->positions;
+    tb.scale = a->position_scale;
+    tb.attn = a->attn_factor;
+    tb.theta_base = a->theta_base;
+    tb.inv_freq = a->inv_freq;
+    // Both inputs are packed before either output is written (in place, fused buffers).
+    const HostView v[2] = {{q, q_out, a->n_q_heads, a->q, a->q_out}, {k, k_out, a->n_kv_heads, a->k, a->k_out}};
+    return rope_v2<S>(format, a->n_tokens, a->head_dim, a->rotary_dim, a->layout, tb, v, 2);
+  });
+}
+
+template <class S>
+int rope_cached(int32_t format, const pec_rope_cached_args* a, const S* q, const S* k, S* q_out, S* k_out) {
+  if (!valid_rope_cached(a, q, k, q_out, k_out, static_cast<int64_t>(sizeof(S)))) return kInvalidArgument;
+  return guarded([&] {
+    Tables tb;
+    tb.computed = false;
+    tb.cached = a;
+    const HostView v[2] = {{q, q_out, a->n_q_heads, a->q, a->q_out}, {k, k_out, a->n_kv_heads, a->k, a->k_out}};
+    return rope_v2<S>(format, a->n_tokens, a->head_dim, a->rotary_dim, a->layout, tb, v, 2);
+  });
+}
+
+template <class S>
+int rope_cache(int32_t format, const pec_rope_cache_args* a, S* cache) {
+  if (!valid_rope_cache(a, cache)) return kInvalidArgument;
+  return guarded([&] {
+    if (!usable()) return static_cast<int>(kNoDevice);
+    const int64_t P = a->cache_positions, half = a->rotary_dim / 2;
+    FreqTable freq;
+    freq_table(a->theta_base, a->rotary_dim, a->inv_freq, half, freq);
+    std::vector<uint8_t> host_rows;
+    std::vector<float> c, s;
+    v2host::quad_rows(nullptr, P, a->position_scale, a->attn_factor, format != 0, freq, half, host_rows, c, s);
+    bool any = false;
+    for (uint8_t r : host_rows) any = any || r != 0;
+    Buf dc, ds, dhi, dlo, drows, dcache;
+    const size_t n = static_cast<size_t>(P * a->rotary_dim);
+    if (!dc.upload(c.data(), c.size()) || !ds.upload(s.data(), s.size()) || !dhi.upload(freq.hi.data(), freq.hi.size()) ||
+        !dlo.upload(freq.lo.data(), freq.lo.size()) || (any && !drows.upload(host_rows.data(), host_rows.size())) ||
+        !dcache.alloc(n * sizeof(S))) {
+      return static_cast<int>(kNoDevice);
+    }
+    const grid::TableDev p{P, half, a->position_scale, a->attn_factor, nullptr, dhi.as<double>(), dlo.as<double>(),
+                           dc.as<float>(), ds.as<float>(), format != 0 ? 1 : 0};
+    int st = launch_table_attn(p, any ? drows.as<uint8_t>() : nullptr);
+    if (st == kOk) st = launch_cache_rows(format, p, dcache.p);
+    if (st != kOk) return st;
+    if (!ok(cudaMemcpy(cache, dcache.p, n * sizeof(S), cudaMemcpyDeviceToHost), "cudaMemcpy")) return static_cast<int>(kNoDevice);
+    return static_cast<int>(kOk);
+  });
+}
+
+int alibi16(int32_t format, const pec_alibi_args* a, uint16_t* scores) {
+  if (!valid_alibi(a, scores)) return kInvalidArgument;
+  return guarded([&] {
+    const size_t n = static_cast<size_t>(a->n_heads * a->n_q * a->n_k);
+    if (n == 0) return static_cast<int>(kOk);
+    if (!usable()) return static_cast<int>(kNoDevice);
+    std::vector<double> slopes(static_cast<size_t>(a->n_heads));
+    for (int64_t h = 0; h < a->n_heads; ++h) slopes[static_cast<size_t>(h)] = alibi_slope(a->n_heads, h);
+    Buf dsl, dq, dk, dsc;
+    if (!dsl.upload(slopes.data(), slopes.size()) || !dq.upload(a->q_pos, static_cast<size_t>(a->n_q)) ||
+        !dk.upload(a->k_pos, static_cast<size_t>(a->n_k)) || !dsc.upload(scores, n)) {
+      return static_cast<int>(kNoDevice);
+    }
+    const grid::AlibiDev p{a->n_heads, a->n_q, a->n_k, a->mode == PEC_ALIBI_CAUSAL, dsl.as<double>(),
+                           dq.as<int64_t>(), dk.as<int64_t>(), -HUGE_VAL};
+    const int st = launch_alibi16(format, p, dsc.as<uint16_t>());
+    if (st != kOk) return st;
+    if (!ok(cudaMemcpy(scores, dsc.p, n * sizeof(uint16_t), cudaMemcpyDeviceToHost), "cudaMemcpy")) return static_cast<int>(kNoDevice);
+    return static_cast<int>(kOk);
+  });
+}
+
+int t5_16(const pec_t5_args16* a, uint16_t* bias) {
+  if (!valid_t5(a, bias)) return kInvalidArgument;
+  return guarded([&] {
+    const size_t n = static_cast<size_t>(a->n_heads * a->n_q * a->n_k);
+    if (n == 0) return static_cast<int>(kOk);
+    if (!usable()) return static_cast<int>(kNoDevice);
+    const T5Shape shape = t5_shape<int64_t>(a->num_buckets, a->bidirectional != 0);
+    const std::vector<int64_t> thr = t5_thresholds(shape.half_buckets, shape.max_exact, a->max_distance);
+    Buf dthr, dtab, dq, dk, db;
+    if (!dthr.upload(thr.data(), thr.size()) || !dtab.upload(a->table, static_cast<size_t>(a->num_buckets * a->n_heads)) ||
+        !dq.upload(a->q_pos, static_cast<size_t>(a->n_q)) || !dk.upload(a->k_pos, static_cast<size_t>(a->n_k)) ||
+        !db.alloc(n * sizeof(uint16_t))) {
+      return static_cast<int>(kNoDevice);
+    }
+    const grid::T5Dev16 p{a->n_heads, a->n_q, a->n_k, a->bidirectional, shape, dthr.as<int64_t>(), dtab.as<uint16_t>(),
+                          dq.as<int64_t>(), dk.as<int64_t>()};
+    const int st = launch_t5_16(p, db.as<uint16_t>());
+    if (st != kOk) return st;
+    if (!ok(cudaMemcpy(bias, db.p, n * sizeof(uint16_t), cudaMemcpyDeviceToHost), "cudaMemcpy")) return static_cast<int>(kNoDevice);
+    return static_cast<int>(kOk);
+  });
+}
+
+int sinusoidal16(int32_t format, const pec_sinusoidal_args* a, uint16_t* out) {
+  if (!valid_sinusoidal(a, out)) return kInvalidArgument;
+  return guarded([&] {
+    if (a->n_tokens == 0) return static_cast<int>(kOk);
+    if (!usable()) return static_cast<int>(kNoDevice);
+    const int64_t half = a->d_model / 2;
+    FreqTable freq;
+    freq_table(a->base, a->d_model, nullptr, half, freq);
+    std::vector<uint8_t> host_rows;
+    std::vector<float> c, s;
+    v2host::quad_rows(a->positions, a->n_tokens, 1.0, 1.0, true, freq, half, host_rows, c, s);
+    bool any = false;
+    for (uint8_t r : host_rows) any = any || r != 0;
+    const size_t n = static_cast<size_t>(a->n_tokens * a->d_model);
+    Buf dc, ds, dpos, dhi, dlo, drows, dout;
+    if (!dc.upload(c.data(), c.size()) || !ds.upload(s.data(), s.size()) ||
+        !dpos.upload(a->positions, static_cast<size_t>(a->n_tokens)) || !dhi.upload(freq.hi.data(), freq.hi.size()) ||
+        !dlo.upload(freq.lo.data(), freq.lo.size()) || (any && !drows.upload(host_rows.data(), host_rows.size())) ||
+        !dout.alloc(n * sizeof(uint16_t))) {
+      return static_cast<int>(kNoDevice);
+    }
+    const grid::TableDev p{a->n_tokens, half, 1.0, 1.0, dpos.as<int64_t>(), dhi.as<double>(), dlo.as<double>(),
+                           dc.as<float>(), ds.as<float>(), 1};
+    int st = launch_table_attn(p, any ? drows.as<uint8_t>() : nullptr);
+    if (st == kOk) st = launch_sinusoidal16(format, p, dout.as<uint16_t>());
+    if (st != kOk) return st;
+    if (!ok(cudaMemcpy(out, dout.p, n * sizeof(uint16_t), cudaMemcpyDeviceToHost), "cudaMemcpy")) return static_cast<int>(kNoDevice);
+    return static_cast<int>(kOk);
+  });
+}
+
+int learned16(const pec_learned_args16* a, uint16_t* out) {
+  if (!valid_learned(a, out)) return kInvalidArgument;
+  return guarded([&] {
+    const size_t n = static_cast<size_t>(a->n_tokens * a->d_model);
+    if (n == 0) return static_cast<int>(kOk);
+    if (!usable()) return static_cast<int>(kNoDevice);
+    Buf dpos, dtab, dout;
+    if (!dpos.upload(a->positions, static_cast<size_t>(a->n_tokens)) ||
+        !dtab.upload(a->table, static_cast<size_t>(a->max_positions * a->d_model)) || !dout.alloc(n * sizeof(uint16_t))) {
+      return static_cast<int>(kNoDevice);
+    }
+    const grid::LearnedDev16 p{a->n_tokens, a->d_model, dpos.as<int64_t>(), dtab.as<uint16_t>()};
+    const int st = launch_learned16(p, dout.as<uint16_t>());
+    if (st != kOk) return st;
+    if (!ok(cudaMemcpy(out, dout.p, n * sizeof(uint16_t), cudaMemcpyDeviceToHost), "cudaMemcpy")) return static_cast<int>(kNoDevice);
+    return static_cast<int>(kOk);
+  });
+}
+
+}  // namespace
+
 }  // namespace pecheck::kernels::cuda
 
 namespace pk = pecheck::kernels;
@@ -197,5 +450,45 @@ int pec_t5_bias_f32(const struct pec_t5_args* a, float* bias) {
     return pk::kOutOfMemory;
   }
 }
+
+int pec_rope_bf16(const struct pec_rope_args* a, const uint16_t* x, uint16_t* y) { return pc::rope16(1, a, x, y); }
+int pec_rope_f16(const struct pec_rope_args* a, const uint16_t* x, uint16_t* y) { return pc::rope16(2, a, x, y); }
+int pec_rope_qk_f32(const struct pec_rope_qk_args* a, const float* q, const float* k, float* qo, float* ko) {
+  return pc::rope_qk<float>(0, a, q, k, qo, ko);
+}
+int pec_rope_qk_bf16(const struct pec_rope_qk_args* a, const uint16_t* q, const uint16_t* k, uint16_t* qo,
+                     uint16_t* ko) {
+  return pc::rope_qk<uint16_t>(1, a, q, k, qo, ko);
+}
+int pec_rope_qk_f16(const struct pec_rope_qk_args* a, const uint16_t* q, const uint16_t* k, uint16_t* qo,
+                    uint16_t* ko) {
+  return pc::rope_qk<uint16_t>(2, a, q, k, qo, ko);
+}
+int pec_rope_cached_f32(const struct pec_rope_cached_args* a, const float* q, const float* k, float* qo, float* ko) {
+  return pc::rope_cached<float>(0, a, q, k, qo, ko);
+}
+int pec_rope_cached_bf16(const struct pec_rope_cached_args* a, const uint16_t* q, const uint16_t* k, uint16_t* qo,
+                         uint16_t* ko) {
+  return pc::rope_cached<uint16_t>(1, a, q, k, qo, ko);
+}
+int pec_rope_cached_f16(const struct pec_rope_cached_args* a, const uint16_t* q, const uint16_t* k, uint16_t* qo,
+                        uint16_t* ko) {
+  return pc::rope_cached<uint16_t>(2, a, q, k, qo, ko);
+}
+int pec_rope_cache_f32(const struct pec_rope_cache_args* a, float* cache) { return pc::rope_cache<float>(0, a, cache); }
+int pec_rope_cache_bf16(const struct pec_rope_cache_args* a, uint16_t* cache) {
+  return pc::rope_cache<uint16_t>(1, a, cache);
+}
+int pec_rope_cache_f16(const struct pec_rope_cache_args* a, uint16_t* cache) {
+  return pc::rope_cache<uint16_t>(2, a, cache);
+}
+int pec_alibi_bias_bf16(const struct pec_alibi_args* a, uint16_t* scores) { return pc::alibi16(1, a, scores); }
+int pec_alibi_bias_f16(const struct pec_alibi_args* a, uint16_t* scores) { return pc::alibi16(2, a, scores); }
+int pec_t5_bias_bf16(const struct pec_t5_args16* a, uint16_t* bias) { return pc::t5_16(a, bias); }
+int pec_t5_bias_f16(const struct pec_t5_args16* a, uint16_t* bias) { return pc::t5_16(a, bias); }
+int pec_sinusoidal_bf16(const struct pec_sinusoidal_args* a, uint16_t* out) { return pc::sinusoidal16(1, a, out); }
+int pec_sinusoidal_f16(const struct pec_sinusoidal_args* a, uint16_t* out) { return pc::sinusoidal16(2, a, out); }
+int pec_learned_bf16(const struct pec_learned_args16* a, uint16_t* out) { return pc::learned16(a, out); }
+int pec_learned_f16(const struct pec_learned_args16* a, uint16_t* out) { return pc::learned16(a, out); }
 
 }  // extern "C"

@@ -3,6 +3,7 @@
 #include <immintrin.h>
 
 #include <cstring>
+#include <type_traits>
 
 #include "kernels/common/plans.hpp"
 
@@ -23,6 +24,7 @@ static inline pec_avx2_vl dbits(pec_avx2_vd v) { return reinterpret_cast<pec_avx
 }  // namespace pecheck::kernels
 
 #include "kernels/shared/alibi_arith.hpp"
+#include "kernels/shared/f16_conv.hpp"
 #include "kernels/shared/rope_angle.hpp"
 #include "kernels/shared/rope_arith.hpp"
 #include "kernels/shared/sinusoidal_arith.hpp"
@@ -49,6 +51,32 @@ static inline void store_fence() { _mm_sfence(); }
 // memcpy against 0.53x, GPT-J 64 0.82x against 0.65x).
 constexpr int64_t kTableRegs = 16;
 
+// 16-bit storage: F16C (vcvtph2ps / vcvtps2ph, nearest-even) for binary16, the integer rule
+// for bfloat16 (no AVX2 instruction rounds to bfloat16).
+static inline VF ld_f16(const uint16_t* p) {
+  return reinterpret_cast<VF>(_mm256_cvtph_ps(_mm_loadu_si128(reinterpret_cast<const __m128i*>(p))));
+}
+static inline VFH ld_f16_h(const uint16_t* p) {
+  return reinterpret_cast<VFH>(_mm_cvtph_ps(_mm_loadl_epi64(reinterpret_cast<const __m128i*>(p))));
+}
+static inline void st_f16(uint16_t* p, VF v) {
+  _mm_storeu_si128(reinterpret_cast<__m128i*>(p),
+                   _mm256_cvtps_ph(reinterpret_cast<__m256>(v), _MM_FROUND_TO_NEAREST_INT));
+}
+static inline void st_f16_h(uint16_t* p, VFH v) {
+  _mm_storel_epi64(reinterpret_cast<__m128i*>(p),
+                   _mm_cvtps_ph(reinterpret_cast<__m128>(v), _MM_FROUND_TO_NEAREST_INT));
+}
+static inline void st_bf16(uint16_t* p, VF v) {
+  const U16F u = bf16_narrow_soft<VUF, U16F>(v);
+  std::memcpy(p, &u, sizeof u);
+}
+static inline void st_bf16_h(uint16_t* p, VFH v) {
+  const U16H u = bf16_narrow_soft<VUH, U16H>(v);
+  std::memcpy(p, &u, sizeof u);
+}
+
 #include "kernels/simd/impl.inc"
+#include "kernels/simd/impl2.inc"
 
 }  // namespace pecheck::kernels::simd::avx2

@@ -13,6 +13,15 @@
 #include "kernels/simd/isa.hpp"
 #include "kernels/simd/simd.hpp"
 
+// One call on the chosen ISA unit's entry point (isa.hpp).
+#define PEC_ON_PATH(p, call)                          \
+  switch (p) {                                        \
+    case Path::Scalar: scalar::call; break;           \
+    case Path::Avx2: avx2::call; break;               \
+    case Path::Avx512: avx512::call; break;           \
+    case Path::Avx512Bf16: avx512bf16::call; break;   \
+  }
+
 namespace pecheck::kernels::simd {
 namespace {
 
@@ -28,7 +37,10 @@ const Choice& choice() {
     const char* env = std::getenv("PECHECK_SIMD");
     if (env == nullptr || *env == '\0') {
       r.ok = true;
-      r.path = cpu_has(Path::Avx512) ? Path::Avx512 : cpu_has(Path::Avx2) ? Path::Avx2 : Path::Scalar;
+      r.path = cpu_has(Path::Avx512Bf16) ? Path::Avx512Bf16
+               : cpu_has(Path::Avx512)   ? Path::Avx512
+               : cpu_has(Path::Avx2)     ? Path::Avx2
+                                         : Path::Scalar;
       return r;
     }
     bool known = false;
@@ -40,7 +52,7 @@ const Choice& choice() {
     }
     if (!known) {
       r.reason = std::string("pecheck_simd: PECHECK_SIMD=") + env +
-                 " is not a code path (use scalar, avx2 or avx512); every call fails";
+                 " is not a code path (use scalar, avx2, avx512 or avx512bf16); every call fails";
     } else if (!cpu_has(r.path)) {
       r.reason = std::string("pecheck_simd: PECHECK_SIMD=") + env + " but " +
                  missing_reason(r.path) + "; every call fails";
@@ -80,6 +92,7 @@ const char* to_string(Path p) {
     case Path::Scalar: return "scalar";
     case Path::Avx2: return "avx2";
     case Path::Avx512: return "avx512";
+    case Path::Avx512Bf16: return "avx512bf16";
   }
   return "unknown";
 }
@@ -96,6 +109,7 @@ bool cpu_has(Path p) {
       return cpu_has(Path::Avx2) && __builtin_cpu_supports("avx512f") &&
              __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw") &&
              __builtin_cpu_supports("avx512vl");
+    case Path::Avx512Bf16: return cpu_has(Path::Avx512) && __builtin_cpu_supports("avx512bf16");
   }
   return false;
 #else
@@ -106,6 +120,7 @@ bool cpu_has(Path p) {
 std::string missing_reason(Path p) {
   if (cpu_has(p)) return "";
   if (p == Path::Avx2) return "this CPU lacks AVX2/FMA/BMI2/F16C (x86-64-v3)";
+  if (p == Path::Avx512Bf16 && cpu_has(Path::Avx512)) return "this CPU lacks AVX512_BF16";
   return "this CPU lacks AVX-512 F/DQ/BW/VL (x86-64-v4)";
 }
 
@@ -146,11 +161,7 @@ int rope_f32(Path p, const pec_rope_args* a, const float* x, float* y) {
     const int force = stream_mode();
     pl.stream = x != y && aligned && (force == 1 || (force == -1 && bytes >= kStreamMinBytes));
     scratch.resize(static_cast<size_t>(8 * pl.half_pad));
-    switch (p) {
-      case Path::Scalar: scalar::rope(pl, x, y, 0, a->n_tokens, scratch.data()); break;
-      case Path::Avx2: avx2::rope(pl, x, y, 0, a->n_tokens, scratch.data()); break;
-      case Path::Avx512: avx512::rope(pl, x, y, 0, a->n_tokens, scratch.data()); break;
-    }
+    PEC_ON_PATH(p, rope(pl, x, y, 0, a->n_tokens, scratch.data()));
     return static_cast<int>(kOk);
   });
 }
@@ -165,11 +176,7 @@ int alibi_bias_f32(Path p, const pec_alibi_args* a, float* scores) {
     for (int64_t j = 0; j < a->n_k; ++j) kd[static_cast<size_t>(j)] = static_cast<double>(a->k_pos[j]);
     AlibiPlan pl{a->n_heads, a->n_q, a->n_k, a->mode == PEC_ALIBI_CAUSAL, slopes.data(), a->q_pos,
                  kd.data()};
-    switch (p) {
-      case Path::Scalar: scalar::alibi(pl, scores); break;
-      case Path::Avx2: avx2::alibi(pl, scores); break;
-      case Path::Avx512: avx512::alibi(pl, scores); break;
-    }
+    PEC_ON_PATH(p, alibi(pl, scores));
     return static_cast<int>(kOk);
   });
 }
@@ -192,11 +199,7 @@ int t5_bias_f32(Path p, const pec_t5_args* a, float* bias) {
     T5Plan pl{a->n_heads, a->n_q, a->n_k, a->bidirectional != 0, shape.half_buckets, shape.max_exact,
               static_cast<int64_t>(thr.size()), thr.data(), table_t.data(), a->num_buckets,
               a->q_pos, a->k_pos};
-    switch (p) {
-      case Path::Scalar: scalar::t5(pl, bias, buckets.data()); break;
-      case Path::Avx2: avx2::t5(pl, bias, buckets.data()); break;
-      case Path::Avx512: avx512::t5(pl, bias, buckets.data()); break;
-    }
+    PEC_ON_PATH(p, t5(pl, bias, buckets.data()));
     return static_cast<int>(kOk);
   });
 }
@@ -217,11 +220,7 @@ int sinusoidal_f32(Path p, const pec_sinusoidal_args* a, float* out) {
     pl.f_lo = freq.lo.data();
     pl.f_absmax = freq.absmax;
     std::vector<float> scratch(static_cast<size_t>(2 * pl.half_pad));
-    switch (p) {
-      case Path::Scalar: scalar::sinusoidal(pl, out, scratch.data()); break;
-      case Path::Avx2: avx2::sinusoidal(pl, out, scratch.data()); break;
-      case Path::Avx512: avx512::sinusoidal(pl, out, scratch.data()); break;
-    }
+    PEC_ON_PATH(p, sinusoidal(pl, out, scratch.data()));
     return static_cast<int>(kOk);
   });
 }
@@ -231,6 +230,219 @@ int learned_f32(const pec_learned_args* a, float* out) {
   for (int64_t t = 0; t < a->n_tokens; ++t) {
     std::memcpy(out + t * a->d_model, a->table + a->positions[t] * a->d_model,
                 static_cast<size_t>(a->d_model) * sizeof(float));
+  }
+  return kOk;
+}
+
+// ---- Version 2 ---------------------------------------------------------------------------------
+namespace {
+
+bool is16(int32_t format) { return format == PEC_DTYPE_BF16 || format == PEC_DTYPE_F16; }
+
+RopeView view_of(const void* in, void* out, int64_t n_heads, pec_strides si, pec_strides so) {
+  return RopeView{in, out, n_heads, si.token, si.head, so.token, so.head};
+}
+
+// Streaming stores for a float32 output view: out of place, 64-byte aligned, every stride the
+// shape uses and every row's vector blocks 16-float aligned (as pec_rope_f32's rule).
+bool view_streamable(const RopeView& v, int64_t n_tokens, int64_t head_dim, int64_t rot,
+                     int32_t layout) {
+  if (v.n_heads == 0) return true;
+  if (v.in == v.out || reinterpret_cast<uintptr_t>(v.out) % 64 != 0) return false;
+  if (n_tokens > 1 && v.out_token % 16 != 0) return false;
+  if (v.n_heads > 1 && v.out_head % 16 != 0) return false;
+  return head_dim % 16 == 0 && rot % (layout == PEC_ROPE_NEOX ? 32 : 16) == 0;
+}
+
+bool want_stream(const RopeV2Plan& pl, int32_t format) {
+  if (format != PEC_DTYPE_F32) return false;
+  const int force = stream_mode();
+  if (force == 0) return false;
+  const long long bytes =
+      static_cast<long long>(pl.n_tokens * (pl.q.n_heads + pl.k.n_heads) * pl.head_dim) * 4;
+  if (force == -1 && bytes < kStreamMinBytes) return false;
+  return view_streamable(pl.q, pl.n_tokens, pl.head_dim, pl.rotary_dim, pl.layout) &&
+         view_streamable(pl.k, pl.n_tokens, pl.head_dim, pl.rotary_dim, pl.layout);
+}
+
+RopeV2Plan v2_plan(int64_t n_tokens, int64_t head_dim, int64_t rotary_dim, int32_t layout,
+                   int32_t format, const int64_t* positions) {
+  RopeV2Plan pl{};
+  pl.n_tokens = n_tokens;
+  pl.head_dim = head_dim;
+  pl.rotary_dim = rotary_dim;
+  pl.half = rotary_dim / 2;
+  pl.half_pad = round_up(pl.half, 16);
+  pl.layout = layout;
+  pl.format = format;
+  pl.positions = positions;
+  pl.attn = 1.0;
+  pl.scale = 1.0;
+  return pl;
+}
+
+// The computed-angle plans: frequencies as pec_rope_f32 (double-double, cached per thread).
+void v2_freq(RopeV2Plan& pl, double base, const float* inv_freq, FreqTable& freq) {
+  freq_table(base, pl.rotary_dim, inv_freq, pl.half_pad, freq);
+  pl.f_hi = freq.hi.data();
+  pl.f_lo = freq.lo.data();
+  pl.f_absmax = freq.absmax;
+}
+
+void run_v2(Path p, const RopeV2Plan& pl) {
+  thread_local std::vector<float> scratch;
+  scratch.assign(static_cast<size_t>(6 * pl.half_pad), 0.0f);
+  PEC_ON_PATH(p, rope_v2(pl, scratch.data()));
+}
+
+}  // namespace
+
+int rope_16(Path p, int32_t format, const pec_rope_args* a, const uint16_t* x, uint16_t* y) {
+  if (!cpu_has(p)) return kPathUnavailable;
+  if (!is16(format) || !valid_rope(a, x, y)) return kInvalidArgument;
+  return guarded([&] {
+    thread_local FreqTable freq;
+    RopeV2Plan pl = v2_plan(a->n_tokens, a->head_dim, a->rotary_dim, a->layout, format, a->positions);
+    pl.scale = a->position_scale;
+    v2_freq(pl, a->theta_base, a->inv_freq, freq);
+    const pec_strides dense{a->n_heads * a->head_dim, a->head_dim};
+    pl.q = view_of(x, y, a->n_heads, dense, dense);
+    pl.k = view_of(nullptr, nullptr, 0, dense, dense);
+    run_v2(p, pl);
+    return static_cast<int>(kOk);
+  });
+}
+
+int rope_qk(Path p, int32_t format, const pec_rope_qk_args* a, const void* q, const void* k,
+            void* q_out, void* k_out) {
+  if (!cpu_has(p)) return kPathUnavailable;
+  const int64_t elem = dtype_bytes(format);
+  if (elem == 0 || !valid_rope_qk(a, q, k, q_out, k_out, elem)) return kInvalidArgument;
+  return guarded([&] {
+    thread_local FreqTable freq;
+    RopeV2Plan pl = v2_plan(a->n_tokens, a->head_dim, a->rotary_dim, a->layout, format, a->positions);
+    pl.scale = a->position_scale;
+    pl.attn = a->attn_factor;
+    v2_freq(pl, a->theta_base, a->inv_freq, freq);
+    pl.q = view_of(q, q_out, a->n_q_heads, a->q, a->q_out);
+    pl.k = view_of(k, k_out, a->n_kv_heads, a->k, a->k_out);
+    pl.stream = want_stream(pl, format);
+    run_v2(p, pl);
+    return static_cast<int>(kOk);
+  });
+}
+
+int rope_cached(Path p, int32_t format, const pec_rope_cached_args* a, const void* q,
+                const void* k, void* q_out, void* k_out) {
+  if (!cpu_has(p)) return kPathUnavailable;
+  const int64_t elem = dtype_bytes(format);
+  if (elem == 0 || !valid_rope_cached(a, q, k, q_out, k_out, elem)) return kInvalidArgument;
+  return guarded([&] {
+    RopeV2Plan pl = v2_plan(a->n_tokens, a->head_dim, a->rotary_dim, a->layout, format, a->positions);
+    pl.cache = a->cos_sin_cache;
+    pl.cache_format = a->cache_dtype;
+    pl.q = view_of(q, q_out, a->n_q_heads, a->q, a->q_out);
+    pl.k = view_of(k, k_out, a->n_kv_heads, a->k, a->k_out);
+    pl.stream = want_stream(pl, format);
+    run_v2(p, pl);
+    return static_cast<int>(kOk);
+  });
+}
+
+int rope_cache(Path p, int32_t format, const pec_rope_cache_args* a, void* cache) {
+  if (!cpu_has(p)) return kPathUnavailable;
+  if (dtype_bytes(format) == 0 || !valid_rope_cache(a, cache)) return kInvalidArgument;
+  return guarded([&] {
+    thread_local FreqTable freq;
+    RopeCachePlan pl{};
+    pl.cache_positions = a->cache_positions;
+    pl.rotary_dim = a->rotary_dim;
+    pl.half = a->rotary_dim / 2;
+    pl.half_pad = round_up(pl.half, 16);
+    pl.format = format;
+    pl.scale = a->position_scale;
+    pl.attn = a->attn_factor;
+    freq_table(a->theta_base, a->rotary_dim, a->inv_freq, pl.half_pad, freq);
+    pl.f_hi = freq.hi.data();
+    pl.f_lo = freq.lo.data();
+    pl.f_absmax = freq.absmax;
+    std::vector<float> scratch(static_cast<size_t>(2 * pl.half_pad), 0.0f);
+    PEC_ON_PATH(p, rope_cache(pl, cache, scratch.data()));
+    return static_cast<int>(kOk);
+  });
+}
+
+int alibi_bias_16(Path p, int32_t format, const pec_alibi_args* a, uint16_t* scores) {
+  if (!cpu_has(p)) return kPathUnavailable;
+  if (!is16(format) || !valid_alibi(a, scores)) return kInvalidArgument;
+  return guarded([&] {
+    std::vector<double> slopes(static_cast<size_t>(a->n_heads));
+    for (int64_t h = 0; h < a->n_heads; ++h) slopes[static_cast<size_t>(h)] = alibi_slope(a->n_heads, h);
+    std::vector<double> kd(static_cast<size_t>(a->n_k));
+    for (int64_t j = 0; j < a->n_k; ++j) kd[static_cast<size_t>(j)] = static_cast<double>(a->k_pos[j]);
+    AlibiPlan pl{a->n_heads, a->n_q, a->n_k, a->mode == PEC_ALIBI_CAUSAL, slopes.data(), a->q_pos,
+                 kd.data()};
+    PEC_ON_PATH(p, alibi16(pl, format, scores));
+    return static_cast<int>(kOk);
+  });
+}
+
+int t5_bias_16(Path p, const pec_t5_args16* a, uint16_t* bias) {
+  if (!cpu_has(p)) return kPathUnavailable;
+  if (!valid_t5(a, bias)) return kInvalidArgument;
+  return guarded([&] {
+    const T5Shape shape = t5_shape<int64_t>(a->num_buckets, a->bidirectional != 0);
+    const std::vector<int64_t> thr = t5_thresholds(shape.half_buckets, shape.max_exact, a->max_distance);
+    std::vector<uint16_t> table_t(static_cast<size_t>(a->num_buckets * a->n_heads));
+    for (int64_t b = 0; b < a->num_buckets; ++b) {
+      for (int64_t h = 0; h < a->n_heads; ++h) {
+        table_t[static_cast<size_t>(grid::t5_table_index<int64_t>(h, b, a->num_buckets))] =
+            a->table[grid::t5_table_index<int64_t>(b, h, a->n_heads)];
+      }
+    }
+    std::vector<int32_t> buckets(static_cast<size_t>(a->n_k));
+    T5Plan pl{a->n_heads, a->n_q, a->n_k, a->bidirectional != 0, shape.half_buckets, shape.max_exact,
+              static_cast<int64_t>(thr.size()), thr.data(), nullptr, a->num_buckets,
+              a->q_pos, a->k_pos};
+    PEC_ON_PATH(p, t5_16(pl, table_t.data(), bias, buckets.data()));
+    return static_cast<int>(kOk);
+  });
+}
+
+int sinusoidal_16(Path p, int32_t format, const pec_sinusoidal_args* a, uint16_t* out) {
+  if (!cpu_has(p)) return kPathUnavailable;
+  if (!is16(format) || !valid_sinusoidal(a, out)) return kInvalidArgument;
+  return guarded([&] {
+    SinusoidalPlan pl{};
+    pl.n_tokens = a->n_tokens;
+    pl.d_model = a->d_model;
+    pl.half = a->d_model / 2;
+    pl.half_pad = round_up(pl.half, 16);
+    pl.positions = a->positions;
+    FreqTable freq;
+    freq_table(a->base, a->d_model, nullptr, pl.half_pad, freq);
+    pl.f_hi = freq.hi.data();
+    pl.f_lo = freq.lo.data();
+    pl.f_absmax = freq.absmax;
+    std::vector<float> scratch(static_cast<size_t>(2 * pl.half_pad));
+    PEC_ON_PATH(p, sinusoidal16(pl, format, out, scratch.data()));
+    return static_cast<int>(kOk);
+  });
+}
+
+int convert_16(Path p, int32_t format, const float* in, uint16_t* out, const uint16_t* in16,
+               float* out32, int64_t n) {
+  if (!cpu_has(p)) return kPathUnavailable;
+  if (!is16(format) || n < 0) return kInvalidArgument;
+  PEC_ON_PATH(p, convert16(format, in, out, n, in16, out32));
+  return kOk;
+}
+
+int learned_16(const pec_learned_args16* a, uint16_t* out) {
+  if (!valid_learned(a, out)) return kInvalidArgument;
+  for (int64_t t = 0; t < a->n_tokens; ++t) {
+    std::memcpy(out + t * a->d_model, a->table + a->positions[t] * a->d_model,
+                static_cast<size_t>(a->d_model) * sizeof(uint16_t));
   }
   return kOk;
 }
@@ -280,6 +492,76 @@ int pec_learned_f32(const struct pec_learned_args* args, float* out) {
   Path p;
   if (!resolve(p)) return pecheck::kernels::kPathUnavailable;
   return pecheck::kernels::simd::learned_f32(args, out);
+}
+
+#define PEC_EXPORT(call)                                        \
+  Path p;                                                       \
+  if (!resolve(p)) return pecheck::kernels::kPathUnavailable;   \
+  return pecheck::kernels::simd::call
+
+int pec_rope_bf16(const struct pec_rope_args* args, const uint16_t* x, uint16_t* y) {
+  PEC_EXPORT(rope_16(p, PEC_DTYPE_BF16, args, x, y));
+}
+int pec_rope_f16(const struct pec_rope_args* args, const uint16_t* x, uint16_t* y) {
+  PEC_EXPORT(rope_16(p, PEC_DTYPE_F16, args, x, y));
+}
+int pec_alibi_bias_bf16(const struct pec_alibi_args* args, uint16_t* scores) {
+  PEC_EXPORT(alibi_bias_16(p, PEC_DTYPE_BF16, args, scores));
+}
+int pec_alibi_bias_f16(const struct pec_alibi_args* args, uint16_t* scores) {
+  PEC_EXPORT(alibi_bias_16(p, PEC_DTYPE_F16, args, scores));
+}
+int pec_t5_bias_bf16(const struct pec_t5_args16* args, uint16_t* bias) {
+  PEC_EXPORT(t5_bias_16(p, args, bias));
+}
+int pec_t5_bias_f16(const struct pec_t5_args16* args, uint16_t* bias) {
+  PEC_EXPORT(t5_bias_16(p, args, bias));
+}
+int pec_sinusoidal_bf16(const struct pec_sinusoidal_args* args, uint16_t* out) {
+  PEC_EXPORT(sinusoidal_16(p, PEC_DTYPE_BF16, args, out));
+}
+int pec_sinusoidal_f16(const struct pec_sinusoidal_args* args, uint16_t* out) {
+  PEC_EXPORT(sinusoidal_16(p, PEC_DTYPE_F16, args, out));
+}
+int pec_learned_bf16(const struct pec_learned_args16* args, uint16_t* out) {
+  PEC_EXPORT(learned_16(args, out));
+}
+int pec_learned_f16(const struct pec_learned_args16* args, uint16_t* out) {
+  PEC_EXPORT(learned_16(args, out));
+}
+
+int pec_rope_qk_f32(const struct pec_rope_qk_args* args, const float* q, const float* k,
+                    float* q_out, float* k_out) {
+  PEC_EXPORT(rope_qk(p, PEC_DTYPE_F32, args, q, k, q_out, k_out));
+}
+int pec_rope_qk_bf16(const struct pec_rope_qk_args* args, const uint16_t* q, const uint16_t* k,
+                     uint16_t* q_out, uint16_t* k_out) {
+  PEC_EXPORT(rope_qk(p, PEC_DTYPE_BF16, args, q, k, q_out, k_out));
+}
+int pec_rope_qk_f16(const struct pec_rope_qk_args* args, const uint16_t* q, const uint16_t* k,
+                    uint16_t* q_out, uint16_t* k_out) {
+  PEC_EXPORT(rope_qk(p, PEC_DTYPE_F16, args, q, k, q_out, k_out));
+}
+int pec_rope_cached_f32(const struct pec_rope_cached_args* args, const float* q, const float* k,
+                        float* q_out, float* k_out) {
+  PEC_EXPORT(rope_cached(p, PEC_DTYPE_F32, args, q, k, q_out, k_out));
+}
+int pec_rope_cached_bf16(const struct pec_rope_cached_args* args, const uint16_t* q,
+                         const uint16_t* k, uint16_t* q_out, uint16_t* k_out) {
+  PEC_EXPORT(rope_cached(p, PEC_DTYPE_BF16, args, q, k, q_out, k_out));
+}
+int pec_rope_cached_f16(const struct pec_rope_cached_args* args, const uint16_t* q,
+                        const uint16_t* k, uint16_t* q_out, uint16_t* k_out) {
+  PEC_EXPORT(rope_cached(p, PEC_DTYPE_F16, args, q, k, q_out, k_out));
+}
+int pec_rope_cache_f32(const struct pec_rope_cache_args* args, float* cache) {
+  PEC_EXPORT(rope_cache(p, PEC_DTYPE_F32, args, cache));
+}
+int pec_rope_cache_bf16(const struct pec_rope_cache_args* args, uint16_t* cache) {
+  PEC_EXPORT(rope_cache(p, PEC_DTYPE_BF16, args, cache));
+}
+int pec_rope_cache_f16(const struct pec_rope_cache_args* args, uint16_t* cache) {
+  PEC_EXPORT(rope_cache(p, PEC_DTYPE_F16, args, cache));
 }
 
 const char* pecheck_simd_path(void) {

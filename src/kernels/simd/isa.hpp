@@ -14,8 +14,17 @@
   void alibi(const AlibiPlan& pl, float* scores);                                             \
   void t5(const T5Plan& pl, float* bias, int32_t* buckets);                                   \
   void sinusoidal(const SinusoidalPlan& pl, float* out, float* scratch);                      \
+  /* version 2 (impl2.inc) */                                                                 \
+  void rope_v2(const RopeV2Plan& pl, float* scratch);                                         \
+  void rope_cache(const RopeCachePlan& pl, void* cache, float* scratch);                      \
+  void alibi16(const AlibiPlan& pl, int32_t format, uint16_t* scores);                        \
+  void t5_16(const T5Plan& pl, const uint16_t* table_t, uint16_t* bias, int32_t* buckets);    \
+  void sinusoidal16(const SinusoidalPlan& pl, int32_t format, uint16_t* out, float* scratch); \
+  void convert16(int32_t format, const float* in, uint16_t* out, int64_t n,                   \
+                 const uint16_t* in16, float* out32);                                         \
   }
 
 PECHECK_SIMD_DECLARE_ISA(scalar)
 PECHECK_SIMD_DECLARE_ISA(avx2)
 PECHECK_SIMD_DECLARE_ISA(avx512)
+PECHECK_SIMD_DECLARE_ISA(avx512bf16)
