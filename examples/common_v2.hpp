@@ -79,6 +79,7 @@ inline bool ge_product(std::int64_t a, std::int64_t n, std::int64_t b) {  // a >
 inline bool view_ok(const pec_strides& s, std::int64_t n_tokens, std::int64_t n_heads, std::int64_t head_dim) {
   const bool need_token = n_tokens > 1, need_head = n_heads > 1;
   if (s.token < 0 || s.head < 0) return false;
+  if (n_tokens == 0) return true;  // no element: no stride is needed
   if (need_token && need_head) {
     return (s.head >= head_dim && ge_product(s.token, n_heads, s.head)) ||
            (s.token >= head_dim && ge_product(s.head, n_tokens, s.token));

@@ -1,9 +1,10 @@
 // BUGGY (on purpose): the YaRN-style query/key rotation (pec_rope_qk_f32 of
 // examples/field/yarn_rope.c) that applies the attention factor twice: the caller passes the
-// YaRN mscale as attn_factor, and the kernel multiplies cos and sin by it and then the rotated
-// output by it again (two code paths that each believed they owned the factor, as when a
-// model's attention_scaling is folded into cos/sin and also into the softmax scale). With
-// attn_factor = 1 nothing changes; with mscale = 1.2 the outputs are 1.2 times too large.
+// YaRN mscale as attn_factor, and the kernel multiplies cos and sin by it where it forms them
+// and once more where it applies them (two code paths that each believed they owned the
+// factor, as when a model's attention_scaling is folded into its cos/sin tables and the kernel
+// also applies its own mscale). With attn_factor = 1 nothing changes; with mscale = 1.2 every
+// rotated lane is 1.2 times too large.
 // Violates ABI-QK-2.
 #include "../common_v2.hpp"
 

@@ -83,10 +83,12 @@ static int ge_product(int64_t a, int64_t n, int64_t b) {
   if (b > INT64_MAX / n) return 0;
   return a >= n * b;
 }
-/* ABI-VIEW-1: token-major or head-major; a stride the shape does not need only has to be >= 0. */
+/* ABI-VIEW-1: token-major or head-major; a stride the shape does not need (n_tokens <= 1, n_heads == 1)
+ * only has to be >= 0. */
 static int view_ok(const struct pec_strides* s, int64_t n_tokens, int64_t n_heads, int64_t head_dim) {
   const int need_token = n_tokens > 1, need_head = n_heads > 1;
   if (s->token < 0 || s->head < 0) return 0;
+  if (n_tokens == 0) return 1; /* no element: no stride is needed */
   if (need_token && need_head) {
     return (s->head >= head_dim && ge_product(s->token, n_heads, s->head)) ||
            (s->token >= head_dim && ge_product(s->head, n_tokens, s->token));
