@@ -18,7 +18,7 @@
 #include "core/error.hpp"
 #include "report/json.hpp"
 #include "report/write.hpp"
-#include "verify/accuracy.hpp"
+#include "verify/checks/accuracy.hpp"
 #include "verify/shard.hpp"
 #include "verify/verify.hpp"
 

@@ -5,9 +5,9 @@
 #include <map>
 
 #include "core/error.hpp"
-#include "verify/check.hpp"
-#include "verify/corpus.hpp"
-#include "verify/corpus_replay.hpp"
+#include "verify/checks/check.hpp"
+#include "verify/corpus/corpus.hpp"
+#include "verify/corpus/corpus_replay.hpp"
 #include "verify/verify.hpp"
 
 namespace pecheck {

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "report/result.hpp"
-#include "verify/kernel_table.hpp"
+#include "verify/isolation/kernel_table.hpp"
 
 namespace pecheck {
 

@@ -4,7 +4,7 @@
 #include <limits>
 #include <set>
 
-#include "verify/check.hpp"
+#include "verify/checks/check.hpp"
 #include "verify_test_util.hpp"
 
 using pecheck::report::CheckStatus;

@@ -4,8 +4,8 @@
 #include <cmath>
 #include <string>
 
-#include "verify/check.hpp"
-#include "verify/corpus_cases.hpp"
+#include "verify/checks/check.hpp"
+#include "verify/corpus/corpus_cases.hpp"
 
 namespace pecheck::verifier {
 

@@ -10,12 +10,12 @@
 #include <vector>
 
 #include "report/result.hpp"
-#include "verify/accuracy.hpp"
-#include "verify/domain.hpp"
-#include "verify/cases.hpp"
-#include "verify/run.hpp"
+#include "verify/checks/accuracy.hpp"
+#include "verify/gen/domain.hpp"
+#include "verify/gen/cases.hpp"
+#include "verify/isolation/run.hpp"
 #include "verify/verify.hpp"
-#include "verify/worker.hpp"
+#include "verify/isolation/worker.hpp"
 
 namespace pecheck::verifier {
 

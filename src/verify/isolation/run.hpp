@@ -7,9 +7,9 @@
 #include <string>
 #include <vector>
 
-#include "verify/arena.hpp"
-#include "verify/cases.hpp"
-#include "verify/worker.hpp"
+#include "verify/isolation/arena.hpp"
+#include "verify/gen/cases.hpp"
+#include "verify/isolation/worker.hpp"
 
 namespace pecheck::verifier {
 

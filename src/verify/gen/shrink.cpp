@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "verify/cases.hpp"
+#include "verify/gen/cases.hpp"
 
 namespace pecheck::verifier {
 

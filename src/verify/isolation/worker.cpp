@@ -1,4 +1,4 @@
-#include "verify/worker.hpp"
+#include "verify/isolation/worker.hpp"
 
 #include <dlfcn.h>
 #include <elf.h>

@@ -1,4 +1,4 @@
-#include "verify/check.hpp"
+#include "verify/checks/check.hpp"
 
 #include <algorithm>
 #include <chrono>

@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "verify/cases.hpp"
+#include "verify/gen/cases.hpp"
 
 namespace pecheck::verifier {
 

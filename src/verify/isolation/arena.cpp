@@ -1,4 +1,4 @@
-#include "verify/arena.hpp"
+#include "verify/isolation/arena.hpp"
 
 #include <sys/mman.h>
 

@@ -1,9 +1,9 @@
-#include "verify/corpus_replay.hpp"
+#include "verify/corpus/corpus_replay.hpp"
 
 #include <algorithm>
 
 #include "core/error.hpp"
-#include "verify/corpus_cases.hpp"
+#include "verify/corpus/corpus_cases.hpp"
 
 namespace pecheck::verifier {
 

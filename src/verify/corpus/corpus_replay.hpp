@@ -11,8 +11,8 @@
 #include <string>
 #include <vector>
 
-#include "verify/check.hpp"
-#include "verify/corpus.hpp"
+#include "verify/checks/check.hpp"
+#include "verify/corpus/corpus.hpp"
 
 namespace pecheck::verifier {
 

@@ -5,7 +5,7 @@
 
 #include "oracle/budget.hpp"
 #include "oracle/oracle.hpp"
-#include "verify/check_impl.hpp"
+#include "verify/checks/check_impl.hpp"
 
 namespace pecheck::verifier {
 

@@ -20,7 +20,7 @@
 #include <cmath>
 
 #include "reference/rope.hpp"
-#include "verify/cases.hpp"
+#include "verify/gen/cases.hpp"
 
 namespace pecheck::verifier {
 

@@ -1,4 +1,4 @@
-#include "verify/rng.hpp"
+#include "verify/gen/rng.hpp"
 
 namespace pecheck::verifier {
 

@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "verify/cases.hpp"
+#include "verify/gen/cases.hpp"
 
 namespace pecheck::verifier {
 

@@ -1,4 +1,4 @@
-#include "verify/domain.hpp"
+#include "verify/gen/domain.hpp"
 
 #include <algorithm>
 #include <charconv>

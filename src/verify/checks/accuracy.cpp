@@ -1,4 +1,4 @@
-#include "verify/accuracy.hpp"
+#include "verify/checks/accuracy.hpp"
 
 #include <algorithm>
 #include <cmath>

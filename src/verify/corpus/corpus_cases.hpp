@@ -3,8 +3,8 @@
 // pecheck replays, or inconsistent with the check it names.
 #pragma once
 
-#include "verify/cases.hpp"
-#include "verify/corpus.hpp"
+#include "verify/gen/cases.hpp"
+#include "verify/corpus/corpus.hpp"
 
 namespace pecheck::verifier {
 

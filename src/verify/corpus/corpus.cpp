@@ -1,5 +1,5 @@
 // The corpus file format: writer, strict parser, folder loading and atomic storing.
-#include "verify/corpus.hpp"
+#include "verify/corpus/corpus.hpp"
 
 #include <signal.h>
 
@@ -15,8 +15,8 @@
 
 #include "core/error.hpp"
 #include "report/write.hpp"
-#include "verify/corpus_builtin.hpp"
-#include "verify/rng.hpp"
+#include "verify/corpus/corpus_builtin.hpp"
+#include "verify/gen/rng.hpp"
 #include "verify/shard.hpp"
 
 namespace pecheck::verifier {

@@ -1,4 +1,4 @@
-#include "verify/kernel_table.hpp"
+#include "verify/isolation/kernel_table.hpp"
 
 namespace pecheck::verifier {
 

@@ -1,4 +1,4 @@
-#include "verify/run.hpp"
+#include "verify/isolation/run.hpp"
 
 #include <cstring>
 #include <limits>

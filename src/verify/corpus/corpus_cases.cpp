@@ -3,7 +3,7 @@
 // make it allocate without bound. A case meant for a check that takes valid calls must be valid
 // (spec/abi.md domains) with every array of exactly the length its dimensions imply; a case for
 // a `.reject` check may break the domain, as generated rejection cases do.
-#include "verify/corpus_cases.hpp"
+#include "verify/corpus/corpus_cases.hpp"
 
 #include <limits>
 #include <map>

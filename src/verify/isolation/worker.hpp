@@ -20,8 +20,8 @@
 #include <optional>
 #include <string>
 
-#include "verify/arena.hpp"
-#include "verify/kernel_table.hpp"
+#include "verify/isolation/arena.hpp"
+#include "verify/isolation/kernel_table.hpp"
 
 namespace pecheck::verifier {
 

@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "report/result.hpp"
-#include "verify/rng.hpp"
+#include "verify/gen/rng.hpp"
 
 namespace pecheck::verifier {
 
