@@ -5,8 +5,9 @@
 // last token, into the next token's heads before that) or, in a fused QKV buffer, into the V
 // part that belongs to someone else. With n_q_heads == n_kv_heads it is correct, so the
 // smallest counterexample has n_kv_heads < n_q_heads.
-// Violates ABI-GEN-4 (writes outside the output: past its buffer) and ABI-VIEW-2 (into the gaps
-// of a view), whichever layout pecheck's check uses.
+// Violates ABI-GEN-4 (writes outside the output: past its buffer, caught in the guard zones;
+// further out, in unmapped memory, the call dies of SIGSEGV: ABI-GEN-7) and ABI-VIEW-2 (into the
+// gaps of a view), whichever layout pecheck's check uses.
 #include "../common_v2.hpp"
 
 using namespace example::v2;
