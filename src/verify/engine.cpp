@@ -16,13 +16,17 @@ namespace {
 
 using namespace verifier;
 
+// The version 1 families in float32 (the version 1 order), then their bf16 and f16 variants
+// (ABI-STORE-2), each through the same check code with the function as a parameter.
 std::vector<AnyCheck> catalogue() {
   std::vector<AnyCheck> all;
-  add_rope_checks(all);
-  add_alibi_checks(all);
-  add_t5_checks(all);
-  add_sinusoidal_checks(all);
-  add_learned_checks(all);
+  for (Storage st : kAllStorages) {
+    add_rope_checks(all, fn_of(Family::Rope, st));
+    add_alibi_checks(all, fn_of(Family::Alibi, st));
+    add_t5_checks(all, fn_of(Family::T5, st));
+    add_sinusoidal_checks(all, fn_of(Family::Sinusoidal, st));
+    add_learned_checks(all, fn_of(Family::Learned, st));
+  }
   return all;
 }
 
@@ -42,6 +46,17 @@ bool selected(const VerifyOptions& o, const AnyCheck& c) {
   return false;
 }
 
+// A strict-only check runs under --strict, or when --only names it through its opt-in part
+// (`--only rope.batch` runs rope.batch without --strict; `--only rope` does not).
+bool strict_allows(const VerifyOptions& o, const AnyCheck& c) {
+  if (o.strict || !c.strict_only) return true;
+  if (c.opt_in_part.empty()) return false;
+  for (const auto& s : o.only) {
+    if (matches(s, c.name) && s.find(c.opt_in_part) != std::string::npos) return true;
+  }
+  return false;
+}
+
 void validate(const VerifyOptions& o) {
   if (o.contract != "logits" && o.contract != "softmax") {
     throw UsageError("--contract must be 'logits' or 'softmax', not '" + o.contract + "'");
@@ -56,8 +71,7 @@ void validate(const VerifyOptions& o) {
   if (!(o.call_timeout_seconds > 0)) throw UsageError("the per-call timeout must be > 0");
   if (!o.domain.empty()) (void)parse_domain(o.domain);
   for (const auto& [scheme, cls] : o.accuracy) {
-    const auto& cs = accuracy_classes(scheme);
-    if (std::find(cs.begin(), cs.end(), cls) == cs.end()) {
+    if (!accuracy_entry_valid(scheme, cls)) {
       throw UsageError("--accuracy: " + scheme + " has no accuracy class '" + cls + "'");
     }
   }
@@ -142,8 +156,18 @@ VerifyResult run(Executor& ex, const LibraryInfo& info, const VerifyOptions& o, 
   if (o.strict) res.options.extra.emplace_back("strict", "true");
   if (o.only_case >= 0) res.options.extra.emplace_back("case", std::to_string(o.only_case));
   if (o.shard_count > 1) res.options.shard = std::to_string(o.shard_index) + "/" + std::to_string(o.shard_count);
+  // A library that exports only version 1 functions is reported as under version 1 (spec/abi.md
+  // ABI-GEN-1: it verifies unchanged): the version 2 functions it does not export are neither
+  // listed as missing nor given skipped checks. Once it exports one, every gap is listed.
+  const bool v2 = (info.mask & ~kV1Mask) != 0;
+  const auto listed = [v2](Fn f) { return v2 || is_v1(f); };
   for (int i = 0; i < kFnCount; ++i) {
+    if (!listed(kAllFns[i])) continue;
     (info.mask & (1u << i) ? res.exported : res.missing).push_back(std::string(symbol(kAllFns[i])));
+  }
+  if (!v2) {
+    res.notes.push_back("the library exports only version 1 functions: the checks of the version 2 functions "
+                        "(16-bit variants, query+key, cos/sin cache) are not listed");
   }
   if (info.domain_truncated) throw UsageError("pec_domain(): the declaration is longer than 4 KiB");
   const Domain lib = info.domain.empty() ? Domain{} : parse_domain(info.domain, "pec_domain()");
@@ -159,8 +183,9 @@ VerifyResult run(Executor& ex, const LibraryInfo& info, const VerifyOptions& o, 
   std::map<Fn, KnownBad> known;
   CorpusReplay corpus(o);
   std::size_t total = 0, done = 0;
-  for (const auto& c : checks) total += selected(o, c) && (o.strict || !c.strict_only);
+  for (const auto& c : checks) total += selected(o, c) && strict_allows(o, c) && (info.mask & fn_bit(c.fn));
   for (const auto& c : checks) {
+    if (!listed(c.fn)) continue;
     report::CheckResult r = blank(c);
     if (!(info.mask & (1u << static_cast<int>(c.fn)))) {
       r.status = report::CheckStatus::Skipped;
@@ -168,12 +193,13 @@ VerifyResult run(Executor& ex, const LibraryInfo& info, const VerifyOptions& o, 
     } else if (!selected(o, c)) {
       r.status = report::CheckStatus::Skipped;
       r.reason = "not selected by --only";
-    } else if (domain.rope_full_rotary && c.name == "rope.passthrough") {
+    } else if (domain.rope_full_rotary && family(c.fn) == Family::Rope && c.name.ends_with(".passthrough")) {
       r.status = report::CheckStatus::Skipped;
       r.reason = "the declared domain (rope.rotary_dim=full) has no pass-through lanes";
-    } else if (c.strict_only && !o.strict) {
+    } else if (!strict_allows(o, c)) {
       r.status = report::CheckStatus::Skipped;
-      r.reason = "argument hygiene (tier B, spec/abi.md ABI-GEN-8): run with --strict";
+      r.reason = c.opt_in_part.empty() ? "argument hygiene (tier B, spec/abi.md ABI-GEN-8): run with --strict"
+                                       : c.skip_reason;
     } else {
       Ctx ctx{ex, o, true, 0, -1, {}, {}, {}, 0, domain.declared ? &domain : nullptr};
       try {
@@ -206,7 +232,7 @@ VerifyResult run(Executor& ex, const LibraryInfo& info, const VerifyOptions& o, 
       ex.recycle();  // a fresh worker per check: no kernel state leaks between checks
     }
     res.checks.push_back(std::move(r));
-    if (selected(o, c) && (info.mask & (1u << static_cast<int>(c.fn))) && (o.strict || !c.strict_only)) {
+    if (selected(o, c) && (info.mask & (1u << static_cast<int>(c.fn))) && strict_allows(o, c)) {
       ++done;
       if (o.on_check) o.on_check(res.checks.back(), done, total);
     }

@@ -2,13 +2,16 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "core/error.hpp"
 #include "oracle/budget.hpp"
 
 namespace pecheck::verifier {
 
-const std::vector<std::string>& accuracy_classes(const std::string& scheme) {
+namespace {
+
+const std::vector<std::string>& f32_classes(const std::string& scheme) {
   static const std::map<std::string, std::vector<std::string>> k = {
       {"rope", {"accurate", "reference", "fma", "powf", "ggml", "field"}},
       {"alibi", {"reference", "powf", "field"}},
@@ -19,25 +22,75 @@ const std::vector<std::string>& accuracy_classes(const std::string& scheme) {
   return it == k.end() ? none : it->second;
 }
 
+bool row_exists(const std::string& scheme, std::string_view dtype, const std::string& variant) {
+  for (const auto& b : oracle::budgets()) {
+    if (b.scheme == scheme && b.dtype == dtype && b.variant == variant) return true;
+  }
+  return false;
+}
+
+const std::vector<std::string> kSchemes = {"rope", "alibi", "sinusoidal"};
+
+}  // namespace
+
+const std::vector<std::string>& accuracy_classes(const std::string& scheme, Storage storage) {
+  if (storage == Storage::F32) return f32_classes(scheme);
+  static const auto table = [] {
+    std::map<std::pair<std::string, Storage>, std::vector<std::string>> t;
+    for (const auto& s : kSchemes) {
+      for (Storage st : {Storage::BF16, Storage::F16}) {
+        auto& v = t[{s, st}];
+        for (const auto& c : f32_classes(s)) {
+          if (row_exists(s, storage_name(st), c)) v.push_back(c);
+        }
+      }
+    }
+    return t;
+  }();
+  static const std::vector<std::string> none;
+  auto it = table.find({scheme, storage});
+  return it == table.end() ? none : it->second;
+}
+
 namespace {
 
-bool has_class(const std::string& scheme, const std::string& cls) {
-  const auto& c = accuracy_classes(scheme);
+bool has_class(const std::string& scheme, const std::string& cls, Storage st) {
+  const auto& c = accuracy_classes(scheme, st);
   return std::find(c.begin(), c.end(), cls) != c.end();
 }
 
-std::string list(const std::string& scheme) {
+bool any_storage_has(const std::string& scheme, const std::string& cls) {
+  for (Storage st : kAllStorages) {
+    if (has_class(scheme, cls, st)) return true;
+  }
+  return false;
+}
+
+std::string list(const std::string& scheme, Storage st = Storage::F32) {
   std::string s;
-  for (const auto& c : accuracy_classes(scheme)) s += (s.empty() ? "" : ", ") + c;
+  for (const auto& c : accuracy_classes(scheme, st)) s += (s.empty() ? "" : ", ") + c;
   return s;
+}
+
+std::optional<Storage> storage_of_name(const std::string& n) {
+  for (Storage st : kAllStorages) {
+    if (storage_name(st) == n) return st;
+  }
+  return std::nullopt;
 }
 
 }  // namespace
 
+bool accuracy_entry_valid(const std::string& key, const std::string& cls) {
+  const auto dot = key.find('.');
+  if (dot == std::string::npos) return any_storage_has(key, cls);
+  const auto st = storage_of_name(key.substr(dot + 1));
+  return st && has_class(key.substr(0, dot), cls, *st);
+}
+
 std::map<std::string, std::string> parse_accuracy(const std::string& spec) {
   std::map<std::string, std::string> out;
   if (spec.empty()) throw UsageError("--accuracy: empty value (a class such as powf, or rope=ggml,alibi=powf)");
-  const std::vector<std::string> schemes = {"rope", "alibi", "sinusoidal"};
   std::size_t start = 0;
   while (start <= spec.size()) {
     const std::size_t end = std::min(spec.find(',', start), spec.size());
@@ -45,42 +98,57 @@ std::map<std::string, std::string> parse_accuracy(const std::string& spec) {
     const std::size_t eq = part.find('=');
     if (eq == std::string::npos) {
       bool any = false;
-      for (const auto& s : schemes) {
-        if (has_class(s, part)) out[s] = part, any = true;
+      for (const auto& s : kSchemes) {
+        if (any_storage_has(s, part)) out[s] = part, any = true;
       }
       if (!any) {
         throw UsageError("--accuracy: unknown class '" + part + "' (rope: " + list("rope") + "; alibi: " +
                          list("alibi") + "; sinusoidal: " + list("sinusoidal") + ")");
       }
     } else {
-      const std::string s = part.substr(0, eq), c = part.substr(eq + 1);
+      const std::string key = part.substr(0, eq), c = part.substr(eq + 1);
+      const auto dot = key.find('.');
+      const std::string s = key.substr(0, dot);
       if (s == "t5" || s == "learned") {
         throw UsageError("--accuracy: " + s + " has no accuracy classes (" +
                          (s == "t5" ? std::string("buckets are decided exactly, PREC-T5-1")
                                     : std::string("lookups are bit-exact")) + ")");
       }
-      if (accuracy_classes(s).empty()) throw UsageError("--accuracy: unknown scheme '" + s + "' (rope, alibi, sinusoidal)");
-      if (!has_class(s, c)) throw UsageError("--accuracy: " + s + " has no class '" + c + "' (" + list(s) + ")");
-      out[s] = c;
+      if (f32_classes(s).empty()) throw UsageError("--accuracy: unknown scheme '" + s + "' (rope, alibi, sinusoidal)");
+      if (dot != std::string::npos) {
+        const auto st = storage_of_name(key.substr(dot + 1));
+        if (!st) throw UsageError("--accuracy: unknown storage type in '" + key + "' (f32, bf16, f16)");
+        if (!has_class(s, c, *st)) {
+          throw UsageError("--accuracy: " + key + " has no class '" + c + "' (" + list(s, *st) + ")");
+        }
+      } else if (!any_storage_has(s, c)) {
+        throw UsageError("--accuracy: " + s + " has no class '" + c + "' (" + list(s) + ")");
+      }
+      out[key] = c;
     }
     start = end + 1;
   }
   return out;
 }
 
-std::string chosen_class(const std::map<std::string, std::string>& accuracy, const std::string& scheme) {
+std::string chosen_class(const std::map<std::string, std::string>& accuracy, const std::string& scheme,
+                         Storage storage) {
+  if (auto it = accuracy.find(scheme + "." + std::string(storage_name(storage))); it != accuracy.end()) {
+    return it->second;
+  }
   auto it = accuracy.find(scheme);
-  return it == accuracy.end() ? std::string(kDefaultClass) : it->second;
+  if (it != accuracy.end() && has_class(scheme, it->second, storage)) return it->second;
+  return std::string(kDefaultClass);
 }
 
-const oracle::Budget& class_row(const std::string& scheme, const std::string& cls) {
-  return oracle::budget(scheme, "f32", cls);
+const oracle::Budget& class_row(const std::string& scheme, const std::string& cls, Storage storage) {
+  return oracle::budget(scheme, storage_name(storage), cls);
 }
 
-AccuracyTrack::AccuracyTrack(const std::string& scheme, const std::string& chosen) {
-  for (const auto& c : accuracy_classes(scheme)) {
+AccuracyTrack::AccuracyTrack(const std::string& scheme, const std::string& chosen, Storage storage) {
+  for (const auto& c : accuracy_classes(scheme, storage)) {
     if (c == chosen) chosen_ = rows_.size();
-    rows_.push_back(&class_row(scheme, c));
+    rows_.push_back(&class_row(scheme, c, storage));
     names_.push_back(c);
   }
   max_units_.assign(rows_.size(), 0.0);
@@ -120,13 +188,13 @@ void AccuracyTrack::set_worst(double units, report::WorstCase w) {
   worst_ = std::move(w);
 }
 
-report::Accuracy AccuracyTrack::finish(const std::string& scheme) const {
+report::Accuracy AccuracyTrack::finish(const std::string& pin_key) const {
   report::Accuracy a;
   a.accuracy_class = names_.empty() ? "" : names_[chosen_];
   for (std::size_t i = 0; i < rows_.size(); ++i) a.grades.push_back({names_[i], max_units_[i]});
   for (const auto& g : a.grades) {
     if (g.met()) {
-      a.pin = "--accuracy " + scheme + "=" + g.name;
+      a.pin = "--accuracy " + pin_key + "=" + g.name;
       break;
     }
   }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "report/result.hpp"
+#include "verify/isolation/storage.hpp"
 
 namespace pecheck::oracle {
 struct Budget;
@@ -23,23 +24,32 @@ namespace pecheck::verifier {
 
 inline constexpr const char* kDefaultClass = "field";
 
-// The classes of a scheme, tightest first (rope: accurate, reference, fma, powf, ggml, field);
-// empty for schemes judged exactly (t5: bucket decisions, learned: bit-exact).
-const std::vector<std::string>& accuracy_classes(const std::string& scheme);
+// The classes of a scheme for a storage type, tightest first (rope f32: accurate, reference,
+// fma, powf, ggml, field): the float32 classes whose budgets.tsv row exists for that dtype
+// (spec/contracts.md derives the bf16/f16 rows); empty for schemes judged exactly (t5: bucket
+// decisions, learned: bit-exact).
+const std::vector<std::string>& accuracy_classes(const std::string& scheme, Storage storage = Storage::F32);
 
-// Parses --accuracy: "CLASS" (every scheme that has it) or "scheme=CLASS[,scheme=CLASS...]".
-// Throws UsageError naming the bad part.
+// Parses --accuracy: "CLASS" (every scheme that has it), or "KEY=CLASS[,KEY=CLASS...]" with KEY
+// a scheme ("rope": every storage type of it that has the class) or a scheme and storage type
+// ("rope.bf16": that function only). Throws UsageError naming the bad part.
 std::map<std::string, std::string> parse_accuracy(const std::string& spec);
+// Whether an --accuracy entry names an existing class for its key (the engine validates
+// VerifyOptions::accuracy built without parse_accuracy).
+bool accuracy_entry_valid(const std::string& key, const std::string& cls);
 
-// The class name a run uses for a scheme, and its budget row.
-std::string chosen_class(const std::map<std::string, std::string>& accuracy, const std::string& scheme);
-const oracle::Budget& class_row(const std::string& scheme, const std::string& cls);
+// The class name a run uses for a scheme's function of a storage type: the entry for
+// "scheme.storage", else the entry for "scheme" when that storage type has the class, else the
+// default class; and its budget row (budgets.tsv dtype = the storage type).
+std::string chosen_class(const std::map<std::string, std::string>& accuracy, const std::string& scheme,
+                         Storage storage = Storage::F32);
+const oracle::Budget& class_row(const std::string& scheme, const std::string& cls, Storage storage = Storage::F32);
 
 // What the oracle checks accumulate over the recorded (not shrinking) cases.
 class AccuracyTrack {
  public:
   AccuracyTrack() = default;
-  AccuracyTrack(const std::string& scheme, const std::string& chosen);
+  AccuracyTrack(const std::string& scheme, const std::string& chosen, Storage storage = Storage::F32);
   bool active() const { return !rows_.empty(); }
   std::size_t size() const { return rows_.size(); }
   const oracle::Budget& row(std::size_t i) const { return *rows_[i]; }
@@ -53,7 +63,8 @@ class AccuracyTrack {
   bool is_new_worst(double units) const { return units > worst_units_; }
   void set_worst(double units, report::WorstCase w);
 
-  report::Accuracy finish(const std::string& scheme) const;
+  // `pin_key`: the --accuracy key of the pin line ("rope", "rope.bf16").
+  report::Accuracy finish(const std::string& pin_key) const;
 
  private:
   std::vector<const oracle::Budget*> rows_;

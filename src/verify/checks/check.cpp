@@ -12,9 +12,15 @@ double now_seconds() {
   return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
-double scale_ulps(double actual, double exact, double scale) {
-  return std::fabs(actual - exact) / oracle::ulp_of(std::max(std::fabs(exact), scale), oracle::Format::F32);
+double scale_ulps(double actual, double exact, double scale, Storage s) {
+  return std::fabs(actual - exact) / oracle::ulp_of(std::max(std::fabs(exact), scale), storage_format(s));
 }
+
+oracle::Format storage_format(Storage s) {
+  return s == Storage::F32 ? oracle::Format::F32 : s == Storage::BF16 ? oracle::Format::BF16 : oracle::Format::F16;
+}
+
+std::string dtype_label(Storage s) { return s == Storage::F32 ? "float32" : std::string(storage_name(s)); }
 
 void Ctx::observe(std::int64_t position, double ulps, double units) {
   if (!record) return;

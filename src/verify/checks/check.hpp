@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "oracle/format.hpp"
 #include "report/result.hpp"
 #include "verify/checks/accuracy.hpp"
 #include "verify/gen/domain.hpp"
@@ -68,7 +69,12 @@ struct AnyCheck {
   std::function<std::int64_t(const VerifyOptions&)> planned;  // generated cases the options plan
   // Evaluates one stored corpus case (verify/corpus_replay.hpp); nullopt when it passes.
   std::function<std::optional<Failure>(Ctx&, const CorpusEntry&)> replay;
-  bool strict_only = false;  // tier B rejection requirement: runs under --strict only
+  bool strict_only = false;  // tier B rejection requirement, batch invariance: runs under --strict only
+  // A strict-only check that also runs without --strict when --only names it by a selector
+  // containing `opt_in_part` (".batch": `--only rope.batch`, `--only .batch`; spec/abi.md
+  // ABI-BATCH-1). Empty: --strict only.
+  std::string opt_in_part;
+  std::string skip_reason;  // why it is skipped without --strict (opt-in checks)
 };
 
 // The failure of a valid call that did not return 0: a crash, abort, exit or hang (ABI-GEN-7)
@@ -91,18 +97,24 @@ void add_generic_checks(std::vector<AnyCheck>& out, Fn fn, const std::string& do
 template <class Case>
 AnyCheck make_check(CheckDef<Case> def);
 
-void add_rope_checks(std::vector<AnyCheck>& out);
-void add_alibi_checks(std::vector<AnyCheck>& out);
-void add_t5_checks(std::vector<AnyCheck>& out);
-void add_sinusoidal_checks(std::vector<AnyCheck>& out);
-void add_learned_checks(std::vector<AnyCheck>& out);
+// The checks of one function of a version 1 family, in any storage type (ABI-STORE-2): `fn` is
+// its float32, bf16 or f16 function; check names start with check_prefix(fn).
+void add_rope_checks(std::vector<AnyCheck>& out, Fn fn = Fn::Rope);
+void add_alibi_checks(std::vector<AnyCheck>& out, Fn fn = Fn::Alibi);
+void add_t5_checks(std::vector<AnyCheck>& out, Fn fn = Fn::T5);
+void add_sinusoidal_checks(std::vector<AnyCheck>& out, Fn fn = Fn::Sinusoidal);
+void add_learned_checks(std::vector<AnyCheck>& out, Fn fn = Fn::Learned);
 
 double now_seconds();  // monotonic clock
 
-// The error in float32 ULPs of the larger of |exact| and `scale`, the magnitude the result is
+// The error in ULPs (of the storage format; float32 by default) of the larger of |exact| and `scale`, the magnitude the result is
 // formed from (RoPE |xa| + |xb|, sinusoidal 1, ALiBi |bias|, |score|): the yardstick of the
 // "max ULP" statistic, which an output near zero by cancellation would otherwise inflate
 // (3e8 "ULPs" for an error at the inputs' rounding level). Not a pass criterion.
-double scale_ulps(double actual, double exact, double scale);
+double scale_ulps(double actual, double exact, double scale, Storage s = Storage::F32);
+
+// The oracle's format of a storage type, and its name in messages ("float32", "bf16", "f16").
+oracle::Format storage_format(Storage s);
+std::string dtype_label(Storage s);
 
 }  // namespace pecheck::verifier

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <cmath>
+#include <cstdio>
 #include <string>
 
 #include "verify/checks/check.hpp"
@@ -75,6 +76,7 @@ std::int64_t shrink_greedy(Ctx& ctx, const CheckDef<Case>& def, Case& best, Fail
         break;
       }
       ++evals;
+      fit_storage(cand);  // a simpler value is still a value of the case's format
       auto g = def.evaluate(ctx, cand);
       if (g && same_failure_class(g->kind, fail.kind) && g->clause == fail.clause) {
         best = std::move(cand);
@@ -111,7 +113,7 @@ inline std::string reproduce_line(const VerifyOptions& o, const std::string& che
 
 template <class Case>
 AnyCheck make_check(CheckDef<Case> def) {
-  AnyCheck a{def.name, def.clause, def.description, def.fn, {}, {}, {}, false};
+  AnyCheck a{def.name, def.clause, def.description, def.fn, {}, {}, {}, false, {}, {}};
   a.planned = [cases = def.cases](const VerifyOptions& o) {
     const std::int64_t n = std::max<std::int64_t>(1, std::llround(static_cast<double>(cases) * o.case_scale));
     const std::int64_t shards = std::max<std::int64_t>(1, o.shard_count);
@@ -129,7 +131,7 @@ AnyCheck make_check(CheckDef<Case> def) {
     res.clause = def.clause;
     res.description = def.description;
     const double t0 = now_seconds();
-    GenParams gp{o.max_position};
+    GenParams gp{o.max_position, storage(def.fn)};
     if (ctx.domain) gp.max_position = max_position_for(*ctx.domain, res.scheme, o.max_position);
     const std::int64_t n = std::max<std::int64_t>(1, std::llround(static_cast<double>(def.cases) * o.case_scale));
     const std::int64_t shards = std::max<std::int64_t>(1, o.shard_count);
@@ -153,6 +155,8 @@ AnyCheck make_check(CheckDef<Case> def) {
       Rng r = Rng::for_case(o.seed, def.name, static_cast<std::uint64_t>(i));
       Case c = def.generate(r, gp);
       if (def.valid_cases && ctx.domain) constrain(*ctx.domain, c, r);
+      c.storage = gp.storage;  // inputs are values of the function's format (ABI-STORE-1)
+      fit_storage(c);
       ctx.case_index = i;
       auto f = def.evaluate(ctx, c);
       if (f && f->kind == "cut") {  // the cap stopped a call of this case: it did not run
@@ -191,7 +195,7 @@ AnyCheck make_check(CheckDef<Case> def) {
     }
     res.elements = ctx.elements;
     if (ctx.acc.active() && ctx.elements > 0) {
-      res.accuracy = ctx.acc.finish(res.scheme);
+      res.accuracy = ctx.acc.finish(check_prefix(def.fn));
       if (res.accuracy->worst) {
         res.accuracy->worst->reproduce =
             detail::reproduce_line(o, def.name) + " --case " + std::to_string(res.accuracy->worst->case_index);
@@ -215,6 +219,8 @@ AnyCheck make_check(CheckDef<Case> def) {
   a.replay = [def](Ctx& ctx, const CorpusEntry& e) -> std::optional<Failure> {
     Case c;
     case_from_entry(e, c);
+    c.storage = storage(def.fn);
+    fit_storage(c);
     if (def.valid_cases && ctx.domain && !inside(*ctx.domain, c)) {
       ctx.note("stored case " + e.source + " lies outside the declared domain: not replayed");
       return std::nullopt;
@@ -233,12 +239,13 @@ template <class Case>
 void add_generic_checks(std::vector<AnyCheck>& out, Fn fn, const std::string& domain_clause,
                         std::function<Case(Rng&, const GenParams&)> gen,
                         std::function<Case(Rng&, const GenParams&, int)> gen_invalid, bool write_only) {
-  const std::string s(scheme(fn));
+  const std::string s(scheme(fn));        // rejection requirements are the scheme's
+  const std::string prefix = check_prefix(fn);  // check names: "rope", "rope.bf16", ...
   const std::string sym(symbol(fn));
   // One check per rejection requirement (spec/abi.md ABI-GEN-8), each judged on its own cases
   // so that one failing requirement cannot mask another; tier B runs under --strict only.
   for (const RejectRequirement& req : reject_requirements(s)) {
-    const std::string name = s + ".reject." + req.id;
+    const std::string name = prefix + ".reject." + req.id;
     const std::string clause = req.id == "null" ? std::string("ABI-GEN-3") : domain_clause;
     const std::string rid = req.id;
     const std::vector<int> branches = req.branches;
@@ -284,7 +291,7 @@ void add_generic_checks(std::vector<AnyCheck>& out, Fn fn, const std::string& do
     out.push_back(std::move(a));
   }
   out.push_back(make_check<Case>(
-      {s + ".bounds", "ABI-GEN-4",
+      {prefix + ".bounds", "ABI-GEN-4",
        "valid calls write nothing before or after the output buffer (canary guard zones) and never "
        "into their inputs",
        fn, 60, gen, [fn, sym](Ctx& ctx, const Case& c) -> std::optional<Failure> {
@@ -296,9 +303,11 @@ void add_generic_checks(std::vector<AnyCheck>& out, Fn fn, const std::string& do
            const std::int64_t g = r.guard_violation;
            const std::int64_t n = static_cast<std::int64_t>(r.out.size());
            f.kind = "out-of-bounds";
+           const std::string unit = r.storage == Storage::F32 ? std::string(" floats")
+                                                               : " " + std::string(storage_name(r.storage)) + " elements";
            f.message = sym + " wrote outside its output: " +
-                       (g < 0 ? std::to_string(-g) + " floats before the first element"
-                              : std::to_string(g - n + 1) + " floats after the last element (index " +
+                       (g < 0 ? std::to_string(-g) + unit + " before the first element"
+                              : std::to_string(g - n + 1) + unit + " after the last element (index " +
                                     std::to_string(g) + " of " + std::to_string(n) + ")");
            f.return_code = r.outcome.rc;
            return f;
@@ -313,7 +322,7 @@ void add_generic_checks(std::vector<AnyCheck>& out, Fn fn, const std::string& do
        }}));
   if (write_only) {
     out.push_back(make_check<Case>(
-        {s + ".written", "ABI-GEN-5",
+        {prefix + ".written", "ABI-GEN-5",
          "every element of the output is written (outputs are poisoned with a NaN payload first)", fn, 60, gen,
          [fn, sym](Ctx& ctx, const Case& c) -> std::optional<Failure> {
            const RunResult r = run_case(ctx.ex, c);
@@ -327,22 +336,24 @@ void add_generic_checks(std::vector<AnyCheck>& out, Fn fn, const std::string& do
            f.worst = locate(c, r.first_unwritten);
            f.worst->actual = r.out[static_cast<std::size_t>(r.first_unwritten)];
            f.worst->expected = f.worst->actual;
-           f.notes.push_back("an unwritten element still holds pecheck's poison NaN (bits 0x7fa5c0de)");
+           char hex[16];
+           std::snprintf(hex, sizeof hex, "0x%0*x", r.storage == Storage::F32 ? 8 : 4, r.poison);
+           f.notes.push_back(std::string("an unwritten element still holds pecheck's poison NaN (bits ") + hex + ")");
            return f;
          }}));
   }
   out.push_back(make_check<Case>(
-      {s + ".determinism", "ABI-GEN-6", "the same call twice gives the same bits", fn, 40, gen,
+      {prefix + ".determinism", "ABI-GEN-6", "the same call twice gives the same bits", fn, 40, gen,
        [fn, sym](Ctx& ctx, const Case& c) -> std::optional<Failure> {
          const RunResult a = run_case(ctx.ex, c, RunMode{});
          if (auto f = call_failure(fn, a)) return f;
          RunMode m2;
-         m2.poison = kPoisonBitsAlt;
+         m2.alt_poison = true;
          const RunResult b = run_case(ctx.ex, c, m2);
          if (auto f = call_failure(fn, b)) return f;
          for (std::size_t i = 0; i < a.out.size(); ++i) {
-           const auto ba = float_bits(a.out[i]), bb = float_bits(b.out[i]);
-           if (ba == kPoisonBits || bb == kPoisonBitsAlt) continue;  // unwritten: the .written check's job
+           const auto ba = a.out_bits[i], bb = b.out_bits[i];
+           if (ba == a.poison || bb == b.poison) continue;  // unwritten: the .written check's job
            if (ba != bb) {
              Failure f;
              f.clause = "ABI-GEN-6";

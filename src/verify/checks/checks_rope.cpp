@@ -1,17 +1,22 @@
-// RoPE checks (spec/abi.md ABI-ROPE-*): oracle agreement within the float32 contract,
-// bit-exact pass-through lanes, in-place operation, and shift-invariant scores formed from the
-// kernel's own outputs; plus the generic rejection, bounds, completeness and determinism checks.
+// RoPE checks (spec/abi.md ABI-ROPE-*): oracle agreement within the accuracy class of the
+// storage type, bit-exact pass-through lanes, in-place operation, and shift-invariant scores
+// formed from the kernel's own outputs; plus the generic rejection, bounds, completeness and
+// determinism checks. One code path for pec_rope_f32/_bf16/_f16 (ABI-STORE-2): the case carries
+// its storage type (inputs are values of it), run_case encodes and decodes, and the oracle
+// compares with the exact value and the class's row of that dtype.
 #include <cmath>
 
 #include "oracle/budget.hpp"
 #include "oracle/oracle.hpp"
-#include "verify/checks/check_impl.hpp"
+#include "verify/checks/check_batch.hpp"
 
 namespace pecheck::verifier {
 
 namespace {
 
 using oracle::Format;
+
+Fn rope_fn(const RopeCase& c) { return fn_of(Family::Rope, c.storage); }
 
 pec_rope_args oracle_args(const RopeCase& c, const std::vector<std::int64_t>& positions) {
   return pec_rope_args{c.n_tokens, c.n_heads, c.head_dim, c.rotary_dim, c.layout, c.theta_base, c.position_scale,
@@ -40,14 +45,17 @@ std::vector<double> log_freqs(const std::vector<double>& f) {
 
 std::optional<Failure> eval_oracle(Ctx& ctx, const RopeCase& c) {
   const RunResult r = run_case(ctx.ex, c);
-  if (auto f = call_failure(Fn::Rope, r)) return f;
+  if (auto f = call_failure(rope_fn(c), r)) return f;
   const std::size_t n = r.out.size();
   if (n == 0) return std::nullopt;
+  const Format fmt = storage_format(c.storage);
   std::vector<float> rounded(n);
   std::vector<double> exact(n);
   const auto args = oracle_args(c, c.positions);
-  oracle::rope_block(args, c.x.data(), Format::F32, rounded.data(), exact.data());
-  if (!ctx.acc.active()) ctx.acc = AccuracyTrack("rope", chosen_class(ctx.opt.accuracy, "rope"));
+  oracle::rope_block(args, c.x.data(), fmt, rounded.data(), exact.data());
+  if (!ctx.acc.active()) {
+    ctx.acc = AccuracyTrack("rope", chosen_class(ctx.opt.accuracy, "rope", c.storage), c.storage);
+  }
   const AccuracyTrack& acc = ctx.acc;
   const oracle::Budget& b = acc.row(acc.chosen_index());
   const auto f = freqs(c);
@@ -70,8 +78,8 @@ std::optional<Failure> eval_oracle(Ctx& ctx, const RopeCase& c) {
           const double ex = exact[static_cast<std::size_t>(idx)];
           const double err = std::fabs(actual - ex);
           for (std::size_t k = 0; k < acc.size(); ++k) units[k] = acc.row(k).units(err, in);
-          const double ulps = oracle::ulp_error(actual, ex, 0.0, Format::F32);
-          const double sulps = scale_ulps(actual, ex, in.magnitude);  // the inputs' scale
+          const double ulps = oracle::ulp_error(actual, ex, 0.0, fmt);
+          const double sulps = scale_ulps(actual, ex, in.magnitude, c.storage);  // the inputs' scale
           ctx.observe(static_cast<std::int64_t>(pos), sulps, units[acc.chosen_index()]);
           if (ctx.record) {
             ctx.acc.observe(static_cast<std::int64_t>(pos), sulps, units);
@@ -110,19 +118,19 @@ std::optional<Failure> eval_oracle(Ctx& ctx, const RopeCase& c) {
   fl.kind = std::isnan(r.out[static_cast<std::size_t>(worst)]) ? "nan" : "mismatch";
   fl.worst = we;
   fl.message = "y differs from the exact rotation by " + report::format_real(worst_ulps) + " ulp, " +
-               report::format_real(worst_units) + " times the float32 RoPE budget of class '" + b.variant + "' (" +
-               b.clause + ")";
+               report::format_real(worst_units) + " times the " + dtype_label(c.storage) + " RoPE budget of class '" +
+               b.variant + "' (" + b.clause + ")";
   return fl;
 }
 
 std::optional<Failure> eval_passthrough(Ctx& ctx, const RopeCase& c) {
   const RunResult r = run_case(ctx.ex, c);
-  if (auto f = call_failure(Fn::Rope, r)) return f;
+  if (auto f = call_failure(rope_fn(c), r)) return f;
   for (std::int64_t t = 0; t < c.n_tokens; ++t) {
     for (std::int64_t h = 0; h < c.n_heads; ++h) {
       for (std::int64_t l = c.rotary_dim; l < c.head_dim; ++l) {
         const std::size_t idx = static_cast<std::size_t>((t * c.n_heads + h) * c.head_dim + l);
-        if (float_bits(r.out[idx]) != float_bits(c.x[idx])) {
+        if (r.out_bits[idx] != to_storage(c.x[idx], c.storage)) {
           Failure f;
           f.clause = "ABI-ROPE-3";
           f.kind = "mismatch";
@@ -142,13 +150,13 @@ std::optional<Failure> eval_passthrough(Ctx& ctx, const RopeCase& c) {
 
 std::optional<Failure> eval_inplace(Ctx& ctx, const RopeCase& c) {
   const RunResult sep = run_case(ctx.ex, c);
-  if (auto f = call_failure(Fn::Rope, sep)) return f;
+  if (auto f = call_failure(rope_fn(c), sep)) return f;
   RunMode m;
   m.in_place = true;
   const RunResult inp = run_case(ctx.ex, c, m);
-  if (auto f = call_failure(Fn::Rope, inp)) return f;
+  if (auto f = call_failure(rope_fn(c), inp)) return f;
   for (std::size_t i = 0; i < sep.out.size(); ++i) {
-    if (float_bits(sep.out[i]) != float_bits(inp.out[i])) {
+    if (sep.out_bits[i] != inp.out_bits[i]) {
       Failure f;
       f.clause = "ABI-ROPE-4";
       f.kind = "inplace-differs";
@@ -200,19 +208,33 @@ RopeCase gen_shift(Rng& r, const GenParams& p) {
   return c;
 }
 
+// The score contract's row for a storage type (PREC-SCORE-3): the per-element error of a 16-bit
+// RoPE output carries the rounding into the format, c_out u(dtype) M, besides the f32 terms; it
+// enters rope_score_bound's eps as c_const u(arith) + c_out u(dtype) = (c_const + c_out
+// u(dtype)/u(arith)) u(arith). The identity for float32 rows (c_out = 0).
+oracle::Budget score_row(const oracle::Budget& b) {
+  oracle::Budget r = b;
+  if (b.c_out != 0) {
+    r.c_const = b.c_const + b.c_out * oracle::format_info(b.storage).unit_roundoff / oracle::format_info(b.arith).unit_roundoff;
+    r.c_out = 0;
+  }
+  return r;
+}
+
 std::optional<Failure> eval_shift(Ctx& ctx, const RopeCase& c) {
   RunMode mq, mk, mqs, mks;
   mk.keys = mks.keys = true;
   mqs.shift = mks.shift = c.shift;
+  const Fn fn = rope_fn(c);
   const RunResult q0 = run_case(ctx.ex, c, mq);
-  if (auto f = call_failure(Fn::Rope, q0)) return f;
+  if (auto f = call_failure(fn, q0)) return f;
   const RunResult k0 = run_case(ctx.ex, c, mk);
-  if (auto f = call_failure(Fn::Rope, k0)) return f;
+  if (auto f = call_failure(fn, k0)) return f;
   const RunResult q1 = run_case(ctx.ex, c, mqs);
-  if (auto f = call_failure(Fn::Rope, q1)) return f;
+  if (auto f = call_failure(fn, q1)) return f;
   const RunResult k1 = run_case(ctx.ex, c, mks);
-  if (auto f = call_failure(Fn::Rope, k1)) return f;
-  const oracle::Budget& b = class_row("rope", chosen_class(ctx.opt.accuracy, "rope"));
+  if (auto f = call_failure(fn, k1)) return f;
+  const oracle::Budget& b = score_row(class_row("rope", chosen_class(ctx.opt.accuracy, "rope", c.storage), c.storage));
   const auto f = freqs(c);
   const auto lf = log_freqs(f);
   const std::int64_t half = c.rotary_dim / 2, D = c.head_dim;
@@ -253,13 +275,14 @@ std::optional<Failure> eval_shift(Ctx& ctx, const RopeCase& c) {
           w.expected = s0;
           w.actual = s1;
           w.abs_error = diff;
-          w.ulps = diff / oracle::ulp_of(s0, Format::F32);
+          w.ulps = diff / oracle::ulp_of(s0, storage_format(c.storage));
           w.contract_units = worst_units;
           fl.worst = w;
           fl.message = "the score <y_q[" + std::to_string(t) + "], y_k[" + std::to_string(u) + "]> of head " +
                        std::to_string(h) + " moved by " + report::format_real(diff) + " under a shift of " +
-                       std::to_string(c.shift) + " positions, " + report::format_real(worst_units) +
-                       " times the float32 score contract of class '" + b.variant + "' (PREC-SCORE-1)";
+                       std::to_string(c.shift) + " positions, " + report::format_real(worst_units) + " times the " +
+                       dtype_label(c.storage) + " score contract of class '" + b.variant + "' (PREC-SCORE-1" +
+                       (c.storage == Storage::F32 ? ")" : ", PREC-SCORE-3)");
         }
       }
     }
@@ -271,25 +294,62 @@ std::optional<Failure> eval_shift(Ctx& ctx, const RopeCase& c) {
   return fl;
 }
 
+// Batch invariance hooks (check_batch.hpp): the units are tokens.
+RopeCase select_tokens(const RopeCase& c, const std::vector<std::int64_t>& pick) {
+  RopeCase s = c;
+  const std::size_t row = static_cast<std::size_t>(c.n_heads * c.head_dim);
+  s.n_tokens = static_cast<std::int64_t>(pick.size());
+  s.positions.clear();
+  s.x.clear();
+  s.k.clear();
+  for (std::int64_t t : pick) {
+    const std::size_t u = static_cast<std::size_t>(t);
+    s.positions.push_back(c.positions[u]);
+    s.x.insert(s.x.end(), c.x.begin() + u * row, c.x.begin() + (u + 1) * row);
+    if (!c.k.empty()) s.k.insert(s.k.end(), c.k.begin() + u * row, c.k.begin() + (u + 1) * row);
+  }
+  return s;
+}
+
+BatchHooks<RopeCase> rope_batch_hooks() {
+  BatchHooks<RopeCase> h;
+  h.unit = "token";
+  h.units = [](const RopeCase& c) { return c.n_tokens; };
+  h.select = select_tokens;
+  h.unit_bits = [](const RopeCase& c, const RunResult& r, std::int64_t t) {
+    const std::size_t row = static_cast<std::size_t>(c.n_heads * c.head_dim);
+    const auto b = r.out_bits.begin() + static_cast<std::ptrdiff_t>(static_cast<std::size_t>(t) * row);
+    return std::vector<std::uint32_t>(b, b + static_cast<std::ptrdiff_t>(row));
+  };
+  h.locate = [](const RopeCase& c, std::int64_t t, std::size_t k) {
+    return locate(c, t * c.n_heads * c.head_dim + static_cast<std::int64_t>(k));
+  };
+  h.run = [](Ctx& ctx, const RopeCase& c) { return run_case(ctx.ex, c); };
+  return h;
+}
+
 }  // namespace
 
-void add_rope_checks(std::vector<AnyCheck>& out) {
+void add_rope_checks(std::vector<AnyCheck>& out, Fn fn) {
+  const std::string p = check_prefix(fn);
+  const std::string dt = dtype_label(storage(fn));
   out.push_back(make_check<RopeCase>(
-      {"rope.oracle", "ABI-ROPE-2",
-       "y agrees with the exact rotation (MPFR oracle) within the float32 RoPE contract of spec/contracts.md",
-       Fn::Rope, 160, gen_rope, eval_oracle, true}));
-  out.push_back(make_check<RopeCase>({"rope.passthrough", "ABI-ROPE-3",
-                                      "lanes rotary_dim..head_dim-1 are copied bit-exactly", Fn::Rope, 40,
+      {p + ".oracle", "ABI-ROPE-2",
+       "y agrees with the exact rotation (MPFR oracle) within the " + dt + " RoPE contract of spec/contracts.md",
+       fn, 160, gen_rope, eval_oracle, true}));
+  out.push_back(make_check<RopeCase>({p + ".passthrough", "ABI-ROPE-3",
+                                      "lanes rotary_dim..head_dim-1 are copied bit-exactly", fn, 40,
                                       gen_partial, eval_passthrough}));
-  out.push_back(make_check<RopeCase>({"rope.inplace", "ABI-ROPE-4",
-                                      "y == x gives the same bits as separate buffers", Fn::Rope, 40, gen_rope,
+  out.push_back(make_check<RopeCase>({p + ".inplace", "ABI-ROPE-4",
+                                      "y == x gives the same bits as separate buffers", fn, 40, gen_rope,
                                       eval_inplace}));
   out.push_back(make_check<RopeCase>(
-      {"rope.shift", "ABI-ROPE-5",
-       "scores formed from the kernel's own outputs move under a common position shift by no more than the "
-       "float32 score contract",
-       Fn::Rope, 60, gen_shift, eval_shift}));
-  add_generic_checks<RopeCase>(out, Fn::Rope, "ABI-ROPE-1", gen_rope, gen_rope_invalid, true);
+      {p + ".shift", "ABI-ROPE-5",
+       "scores formed from the kernel's own outputs move under a common position shift by no more than the " + dt +
+           " score contract",
+       fn, 60, gen_shift, eval_shift}));
+  add_generic_checks<RopeCase>(out, fn, "ABI-ROPE-1", gen_rope, gen_rope_invalid, true);
+  out.push_back(make_batch_check<RopeCase>(fn, gen_rope, rope_batch_hooks()));
 }
 
 }  // namespace pecheck::verifier

@@ -6,9 +6,11 @@
 #include "verify/corpus/corpus_cases.hpp"
 
 #include <limits>
+#include <optional>
 #include <map>
 
 #include "core/error.hpp"
+#include "verify/isolation/kernel_table.hpp"
 
 namespace pecheck::verifier {
 
@@ -258,11 +260,24 @@ namespace pecheck::verifier {
 void validate_entry(const CorpusEntry& e) {
   const auto dot = e.check.find('.');
   const std::string s = e.check.substr(0, dot);
-  const char* fn = s == "rope" ? "pec_rope_f32" : s == "alibi" ? "pec_alibi_bias_f32" : s == "t5" ? "pec_t5_bias_f32"
-                   : s == "sinusoidal" ? "pec_sinusoidal_f32" : s == "learned" ? "pec_learned_f32" : nullptr;
-  if (fn == nullptr || dot == std::string::npos) {
+  // The function is the scheme's, in the storage type the check name carries ("rope.bf16.oracle":
+  // pec_rope_bf16; "rope.oracle": pec_rope_f32).
+  Storage st = Storage::F32;
+  if (dot != std::string::npos) {
+    const auto dot2 = e.check.find('.', dot + 1);
+    const std::string part = e.check.substr(dot + 1, dot2 == std::string::npos ? std::string::npos : dot2 - dot - 1);
+    for (Storage cand : {Storage::BF16, Storage::F16}) {
+      if (part == storage_name(cand)) st = cand;
+    }
+  }
+  const std::optional<Family> fam = s == "rope" ? std::optional(Family::Rope) : s == "alibi" ? std::optional(Family::Alibi)
+                                    : s == "t5" ? std::optional(Family::T5)
+                                    : s == "sinusoidal" ? std::optional(Family::Sinusoidal)
+                                    : s == "learned" ? std::optional(Family::Learned) : std::nullopt;
+  if (!fam || dot == std::string::npos) {
     throw UsageError("corpus file " + e.source + ": unknown check '" + e.check + "'");
   }
+  const std::string fn(symbol(fn_of(*fam, st)));
   if (e.function != fn) {
     throw UsageError("corpus file " + e.source + ": check " + e.check + " is about " + fn + ", not '" + e.function + "'");
   }

@@ -12,11 +12,15 @@
 
 #include "report/result.hpp"
 #include "verify/gen/rng.hpp"
+#include "verify/isolation/storage.hpp"
 
 namespace pecheck::verifier {
 
 // What every case has besides its ABI arguments.
 struct CaseCommon {
+  // The storage format of the function the case is for (its tensors x, k, scores, table hold
+  // values of this format, spec/abi.md ABI-STORE-1); set by the check from its function.
+  Storage storage = Storage::F32;
   std::int64_t shift = 0;   // common position shift used by the relative-property checks
   std::string null_field;   // rejection cases: the array argument passed as NULL ("" = none)
   std::string note;         // how the generator built it (e.g. "inv_freq: llama3 factor 8")
@@ -69,7 +73,17 @@ struct LearnedCase : CaseCommon {
 // Generator settings shared by every check.
 struct GenParams {
   std::int64_t max_position = 131072;  // largest position generated (inclusive)
+  Storage storage = Storage::F32;      // the function's storage format (fit_storage after generation)
 };
+
+// Rounds every tensor of the case (x, k, scores, table) to values of c.storage (nearest even;
+// a value an fp16 cannot hold finitely is scaled down by 2^-20 first), so that the case is a
+// valid call of a 16-bit function (inputs are values of the format). The identity for F32.
+void fit_storage(RopeCase& c);
+void fit_storage(AlibiCase& c);
+void fit_storage(T5Case& c);
+void fit_storage(SinusoidalCase& c);
+void fit_storage(LearnedCase& c);
 
 // Valid cases, biased toward where bugs live (see each generator's comment).
 RopeCase gen_rope(Rng& r, const GenParams& p);

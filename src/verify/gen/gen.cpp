@@ -331,4 +331,29 @@ std::int64_t output_size(const LearnedCase& c) {
   return c.n_tokens * c.d_model;
 }
 
+namespace {
+
+// A value of the format near v: rounded (nearest even); for fp16, a value of magnitude 2^14 or
+// more is scaled by 2^-20 first (so that it and a rotation of it stay finite: 65504 is fp16's
+// largest value).
+void fit_values(std::vector<float>& v, Storage s) {
+  if (s == Storage::F32) return;
+  for (auto& e : v) {
+    float w = e;
+    if (s == Storage::F16 && std::fabs(w) >= 0x1p14f) w = std::ldexp(w, -20);
+    e = round_to_storage(w, s);
+  }
+}
+
+}  // namespace
+
+void fit_storage(RopeCase& c) {
+  fit_values(c.x, c.storage);
+  fit_values(c.k, c.storage);
+}
+void fit_storage(AlibiCase& c) { fit_values(c.scores, c.storage); }
+void fit_storage(T5Case& c) { fit_values(c.table, c.storage); }
+void fit_storage(SinusoidalCase&) {}
+void fit_storage(LearnedCase& c) { fit_values(c.table, c.storage); }
+
 }  // namespace pecheck::verifier

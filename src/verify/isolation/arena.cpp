@@ -29,26 +29,59 @@ bool same_bits(const std::int64_t* p, std::span<const std::int64_t> v) {
   return v.empty() || std::memcmp(p, v.data(), v.size_bytes()) == 0;
 }
 
+std::uint32_t GuardedOutput::bits(std::int64_t i) const {
+  if (storage == Storage::F32) {
+    std::uint32_t b;
+    std::memcpy(&b, static_cast<const unsigned char*>(data) + i * 4, 4);
+    return b;
+  }
+  std::uint16_t h;
+  std::memcpy(&h, static_cast<const unsigned char*>(data) + i * 2, 2);
+  return h;
+}
+
+void GuardedOutput::set_bits(std::int64_t i, std::uint32_t b) const {
+  if (storage == Storage::F32) {
+    std::memcpy(static_cast<unsigned char*>(data) + i * 4, &b, 4);
+  } else {
+    const std::uint16_t h = static_cast<std::uint16_t>(b);
+    std::memcpy(static_cast<unsigned char*>(data) + i * 2, &h, 2);
+  }
+}
+
 bool GuardedOutput::guards_intact() const {
   return first_guard_violation() == std::numeric_limits<std::int64_t>::min();
 }
 
 std::int64_t GuardedOutput::first_guard_violation() const {
-  for (std::size_t g = kGuardFloats; g > 0; --g) {
-    if (float_bits(data[-static_cast<std::ptrdiff_t>(g)]) != kCanaryBits) {
-      return -static_cast<std::int64_t>(g);
-    }
+  const std::int64_t g = static_cast<std::int64_t>(guard_elems());
+  const std::uint32_t canary = canary_bits(storage);
+  for (std::int64_t k = g; k > 0; --k) {
+    if (bits(-k) != canary) return -k;
   }
-  for (std::size_t g = 0; g < kGuardFloats; ++g) {
-    if (float_bits(data[size + g]) != kCanaryBits) return static_cast<std::int64_t>(size + g);
+  const std::int64_t n = static_cast<std::int64_t>(size);
+  for (std::int64_t k = 0; k < g; ++k) {
+    if (bits(n + k) != canary) return n + k;
   }
   return std::numeric_limits<std::int64_t>::min();
 }
 
-std::size_t GuardedOutput::count_bits(std::uint32_t bits) const {
+std::size_t GuardedOutput::count_bits(std::uint32_t b) const {
   std::size_t n = 0;
-  for (std::size_t i = 0; i < size; ++i) n += float_bits(data[i]) == bits;
+  for (std::size_t i = 0; i < size; ++i) n += bits(static_cast<std::int64_t>(i)) == b;
   return n;
+}
+
+std::vector<float> GuardedOutput::values() const {
+  std::vector<float> v(size);
+  for (std::size_t i = 0; i < size; ++i) v[i] = value(static_cast<std::int64_t>(i));
+  return v;
+}
+
+std::vector<std::uint32_t> GuardedOutput::all_bits() const {
+  std::vector<std::uint32_t> v(size);
+  for (std::size_t i = 0; i < size; ++i) v[i] = bits(static_cast<std::int64_t>(i));
+  return v;
 }
 
 Arena::Arena(std::size_t capacity_bytes) : capacity_(capacity_bytes) {
@@ -71,19 +104,21 @@ void* Arena::allocate(std::size_t bytes, std::size_t align) {
   return base_ + start;
 }
 
-GuardedOutput Arena::output(std::size_t n, std::uint32_t fill_bits, std::size_t align) {
-  auto* p = static_cast<float*>(allocate((n + 2 * kGuardFloats) * sizeof(float), align));
-  const float canary = bits_float(kCanaryBits);
-  const float fill = bits_float(fill_bits);
-  for (std::size_t i = 0; i < kGuardFloats; ++i) p[i] = canary;
-  for (std::size_t i = 0; i < n; ++i) p[kGuardFloats + i] = fill;
-  for (std::size_t i = 0; i < kGuardFloats; ++i) p[kGuardFloats + n + i] = canary;
-  return GuardedOutput{p + kGuardFloats, n};
+GuardedOutput Arena::output(std::size_t n, std::uint32_t fill_bits, std::size_t align, Storage s) {
+  const std::size_t w = storage_bytes(s);
+  auto* p = static_cast<unsigned char*>(allocate(n * w + 2 * kGuardBytes, align));
+  GuardedOutput out{p + kGuardBytes, n, s};
+  const std::int64_t g = static_cast<std::int64_t>(out.guard_elems());
+  const std::uint32_t canary = canary_bits(s);
+  for (std::int64_t i = -g; i < 0; ++i) out.set_bits(i, canary);
+  for (std::size_t i = 0; i < n; ++i) out.set_bits(static_cast<std::int64_t>(i), fill_bits);
+  for (std::int64_t i = 0; i < g; ++i) out.set_bits(static_cast<std::int64_t>(n) + i, canary);
+  return out;
 }
 
-GuardedOutput Arena::output_from(std::span<const float> init, std::size_t align) {
-  GuardedOutput out = output(init.size(), kPoisonBits, align);
-  if (!init.empty()) std::memcpy(out.data, init.data(), init.size_bytes());
+GuardedOutput Arena::output_from(std::span<const float> init, std::size_t align, Storage s) {
+  GuardedOutput out = output(init.size(), poison_bits(s), align, s);
+  for (std::size_t i = 0; i < init.size(); ++i) out.set_bits(static_cast<std::int64_t>(i), to_storage(init[i], s));
   return out;
 }
 

@@ -28,7 +28,7 @@ using Clock = std::chrono::steady_clock;
 
 struct Request {
   std::int32_t fn;
-  std::uint64_t args, x, y;
+  std::uint64_t args, x, y, x2, y2;  // x2/y2: the key and key output of the query+key functions
 };
 
 struct HelloMsg {
@@ -82,27 +82,60 @@ bool write_full(int fd, const void* buf, std::size_t n) {
   return true;
 }
 
-int invoke(const KernelTable& t, Fn fn, const void* args, const float* x, float* y) {
+// The call of one function with its own signature (spec/pecheck_kernel.h): (args, x, y) for
+// RoPE, (args, out) for the biases and tables, (args, q, k, q_out, k_out) for the query+key and
+// cached functions, (args, cache) for the cache builder.
+int invoke(const KernelTable& t, Fn fn, const void* args, const void* x, void* y, const void* x2, void* y2) {
+  using U = std::uint16_t;
+  const auto* xf = static_cast<const float*>(x);
+  const auto* xh = static_cast<const U*>(x);
+  const auto* kf = static_cast<const float*>(x2);
+  const auto* kh = static_cast<const U*>(x2);
+  auto* yf = static_cast<float*>(y);
+  auto* yh = static_cast<U*>(y);
+  auto* lf = static_cast<float*>(y2);
+  auto* lh = static_cast<U*>(y2);
+  const auto* rope = static_cast<const pec_rope_args*>(args);
+  const auto* alibi = static_cast<const pec_alibi_args*>(args);
+  const auto* sinus = static_cast<const pec_sinusoidal_args*>(args);
+  const auto* qk = static_cast<const pec_rope_qk_args*>(args);
+  const auto* cached = static_cast<const pec_rope_cached_args*>(args);
+  const auto* cache = static_cast<const pec_rope_cache_args*>(args);
   switch (fn) {
-    case Fn::Rope: return t.rope_f32(static_cast<const pec_rope_args*>(args), x, y);
-    case Fn::Alibi: return t.alibi_bias_f32(static_cast<const pec_alibi_args*>(args), y);
-    case Fn::T5: return t.t5_bias_f32(static_cast<const pec_t5_args*>(args), y);
-    case Fn::Sinusoidal: return t.sinusoidal_f32(static_cast<const pec_sinusoidal_args*>(args), y);
-    case Fn::Learned: return t.learned_f32(static_cast<const pec_learned_args*>(args), y);
+    case Fn::Rope: return t.rope_f32(rope, xf, yf);
+    case Fn::RopeBf16: return t.rope_bf16(rope, xh, yh);
+    case Fn::RopeF16: return t.rope_f16(rope, xh, yh);
+    case Fn::Alibi: return t.alibi_bias_f32(alibi, yf);
+    case Fn::AlibiBf16: return t.alibi_bias_bf16(alibi, yh);
+    case Fn::AlibiF16: return t.alibi_bias_f16(alibi, yh);
+    case Fn::T5: return t.t5_bias_f32(static_cast<const pec_t5_args*>(args), yf);
+    case Fn::T5Bf16: return t.t5_bias_bf16(static_cast<const pec_t5_args16*>(args), yh);
+    case Fn::T5F16: return t.t5_bias_f16(static_cast<const pec_t5_args16*>(args), yh);
+    case Fn::Sinusoidal: return t.sinusoidal_f32(sinus, yf);
+    case Fn::SinusoidalBf16: return t.sinusoidal_bf16(sinus, yh);
+    case Fn::SinusoidalF16: return t.sinusoidal_f16(sinus, yh);
+    case Fn::Learned: return t.learned_f32(static_cast<const pec_learned_args*>(args), yf);
+    case Fn::LearnedBf16: return t.learned_bf16(static_cast<const pec_learned_args16*>(args), yh);
+    case Fn::LearnedF16: return t.learned_f16(static_cast<const pec_learned_args16*>(args), yh);
+    case Fn::RopeQkF32: return t.rope_qk_f32(qk, xf, kf, yf, lf);
+    case Fn::RopeQkBf16: return t.rope_qk_bf16(qk, xh, kh, yh, lh);
+    case Fn::RopeQkF16: return t.rope_qk_f16(qk, xh, kh, yh, lh);
+    case Fn::RopeCachedF32: return t.rope_cached_f32(cached, xf, kf, yf, lf);
+    case Fn::RopeCachedBf16: return t.rope_cached_bf16(cached, xh, kh, yh, lh);
+    case Fn::RopeCachedF16: return t.rope_cached_f16(cached, xh, kh, yh, lh);
+    case Fn::RopeCacheF32: return t.rope_cache_f32(cache, yf);
+    case Fn::RopeCacheBf16: return t.rope_cache_bf16(cache, yh);
+    case Fn::RopeCacheF16: return t.rope_cache_f16(cache, yh);
   }
   return -1;
 }
 
-// Resolves the pec_* symbols of an opened library.
+// Resolves the pec_* symbols of an opened library (every function of the version 2 header).
 KernelTable resolve(void* h) {
   KernelTable t;
   t.abi_version = reinterpret_cast<int (*)(void)>(dlsym(h, "pec_abi_version"));
-  t.rope_f32 = reinterpret_cast<decltype(t.rope_f32)>(dlsym(h, "pec_rope_f32"));
-  t.alibi_bias_f32 = reinterpret_cast<decltype(t.alibi_bias_f32)>(dlsym(h, "pec_alibi_bias_f32"));
-  t.t5_bias_f32 = reinterpret_cast<decltype(t.t5_bias_f32)>(dlsym(h, "pec_t5_bias_f32"));
-  t.sinusoidal_f32 = reinterpret_cast<decltype(t.sinusoidal_f32)>(dlsym(h, "pec_sinusoidal_f32"));
-  t.learned_f32 = reinterpret_cast<decltype(t.learned_f32)>(dlsym(h, "pec_learned_f32"));
   t.domain = reinterpret_cast<decltype(t.domain)>(dlsym(h, "pec_domain"));
+  for (Fn f : kAllFns) t.set_entry(f, dlsym(h, std::string(symbol(f)).c_str()));
   return t;
 }
 
@@ -133,7 +166,8 @@ void child_setup() {
     Request rq{};
     if (read_full(fd, &rq, sizeof rq, 1e9) != Io::Ok) _exit(0);
     const int rc = invoke(table, static_cast<Fn>(rq.fn), reinterpret_cast<const void*>(rq.args),
-                          reinterpret_cast<const float*>(rq.x), reinterpret_cast<float*>(rq.y));
+                          reinterpret_cast<const void*>(rq.x), reinterpret_cast<void*>(rq.y),
+                          reinterpret_cast<const void*>(rq.x2), reinterpret_cast<void*>(rq.y2));
     const std::int32_t rc32 = rc;
     if (!write_full(fd, &rc32, sizeof rc32)) _exit(0);
   }
@@ -471,7 +505,7 @@ LibraryInfo Executor::probe() {
   return info;
 }
 
-CallOutcome Executor::call(Fn fn, const void* args, const float* x, float* y) {
+CallOutcome Executor::call(Fn fn, const void* args, const void* x, void* y, const void* x2, void* y2) {
   CallOutcome out;
   const auto t0 = Clock::now();
   if (cap_ > 0 && std::chrono::duration<double>(t0.time_since_epoch()).count() > cap_) {
@@ -479,12 +513,13 @@ CallOutcome Executor::call(Fn fn, const void* args, const float* x, float* y) {
     return out;
   }
   if (!cfg_.fork) {
-    out.rc = invoke(table_, fn, args, x, y);
+    out.rc = invoke(table_, fn, args, x, y, x2, y2);
     out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     return out;
   }
   const Request rq{static_cast<std::int32_t>(fn), reinterpret_cast<std::uint64_t>(args),
-                   reinterpret_cast<std::uint64_t>(x), reinterpret_cast<std::uint64_t>(y)};
+                   reinterpret_cast<std::uint64_t>(x), reinterpret_cast<std::uint64_t>(y),
+                   reinterpret_cast<std::uint64_t>(x2), reinterpret_cast<std::uint64_t>(y2)};
   if (pid_ < 0) {
     std::string error;
     LibraryInfo info;

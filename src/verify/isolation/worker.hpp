@@ -69,8 +69,11 @@ class Executor {
   // one-line reason when it cannot be loaded (ABI-GEN-1).
   LibraryInfo probe();
 
-  // One call. args/x/y must point into arena(); x may be null for functions without it.
-  CallOutcome call(Fn fn, const void* args, const float* x, float* y);
+  // One call of `fn` with its own signature (float or uint16_t tensors by storage(fn)).
+  // args/x/y/x2/y2 point into arena() (or are null where the call passes NULL): x the input and
+  // y the output (RoPE x, y; the biases and tables only y; the cache builder y = cache); x2/y2
+  // the key and key output of the query+key and cached functions (x = q, y = q_out).
+  CallOutcome call(Fn fn, const void* args, const void* x, void* y, const void* x2 = nullptr, void* y2 = nullptr);
 
   // Ends the current worker; the next call forks a new one (from the fork server).
   void recycle();
