@@ -2,13 +2,15 @@
 // function of a random model instance, built on the reference score model in double.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <memory>
 #include <string>
 
 #include "classify/engine.hpp"
 #include "classify/generators.hpp"
-#include "reference/score_model.hpp"
+#include "reference/score_family.hpp"
 
 namespace pecheck::classify {
 
@@ -215,6 +217,267 @@ Subject rope_subject(std::string name, reference::RopeScaling kind, reference::R
   return s;
 }
 
+// ROPE-LONG-*: Phi-3-style LongRoPE. Regime: the factor table (short / long) of the pair.
+Subject longrope_subject() {
+  Subject s;
+  s.name = "rope-longrope";
+  s.family = "rope";
+  s.regime_function_of = "n - m within one factor table (short: max(m,n)+1 <= original_max, long beyond)";
+  s.instance = [](std::uint64_t seed) {
+    Rng r(seed);
+    reference::LongRopeConfig c;
+    const RotaryDims dims = gen_rotary_dims(r, r.coin(3));
+    c.head_dim = dims.head_dim;
+    c.rotary_dim = dims.rotary_dim;
+    c.layout = r.coin(4) ? reference::RopeLayout::Gptj : reference::RopeLayout::Neox;
+    c.base = r.coin(2) ? 10000.0 : r.uniform(1.5, 2.0e6);
+    c.position_scale = r.coin(3) ? r.uniform(0.125, 4.0) : 1.0;
+    const auto half = static_cast<std::size_t>(c.rotary_dim / 2);
+    double lam = 1.0;
+    for (std::size_t i = 0; i < half; ++i) {
+      c.short_factor.push_back(r.uniform(1.0, 3.0));
+      lam = std::min(64.0, lam * r.uniform(1.0, 1.6));  // long factors grow with i, as in Phi-3
+      c.long_factor.push_back(lam);
+    }
+    c.original_max_position_embeddings = std::int64_t{1} << r.range(9, 17);
+    c.max_position_embeddings = c.original_max_position_embeddings * r.range(1, 64);
+    if (r.coin(4)) c.attention_factor = r.uniform(0.5, 2.0);
+    auto md = std::make_shared<Model>(make_model(r, r.range(2, 16), c.head_dim));
+    const double a = reference::longrope_attention_factor<double>(c);
+    Instance in;
+    in.config = fmt::format(
+        "head_dim={} rotary_dim={} layout={} base={} position_scale={} original_max={} "
+        "max_position={} attention_factor={}",
+        c.head_dim, c.rotary_dim, reference::to_string(c.layout), c.base, c.position_scale,
+        c.original_max_position_embeddings, c.max_position_embeddings, a);
+    auto fn = [c, a](const Model& mdl, std::int64_t m, std::int64_t n) {
+      const double v = reference::score_longrope<double>(c, mdl.proj, mdl.xq, mdl.xk, m, n);
+      const auto f = reference::longrope_inv_freq<double>(c, std::max(m, n) + 1);
+      const double fmax = *std::max_element(f.begin(), f.end());
+      const double phi = static_cast<double>(std::max(m, n)) * c.position_scale * fmax;
+      return Score{v, magnitude(mdl, mdl.xq, mdl.xk, a, phi, 0.0)};
+    };
+    in.score = [fn, md](std::int64_t m, std::int64_t n) { return fn(*md, m, n); };
+    auto other = std::make_shared<Model>(with_other_content(*md, r));
+    in.score_other_content = [fn, other](std::int64_t m, std::int64_t n) {
+      return fn(*other, m, n);
+    };
+    in.regime = [c](std::int64_t m, std::int64_t n) {
+      return std::int64_t{reference::longrope_uses_long(c, std::max(m, n) + 1)};
+    };
+    return in;
+  };
+  return s;
+}
+
+reference::Llama4Config gen_llama4_config(Rng& r) {
+  reference::Llama4Config c;
+  c.rope = gen_rope_config(r, reference::RopeScaling::Llama3, reference::RopeLayout::Gptj, false);
+  c.attention_chunk_size = r.coin(2) ? 8192 : r.range(2, 8192);
+  c.floor_scale = r.coin(2) ? 8192.0 : static_cast<double>(r.range(2, 8192));
+  c.attn_scale = r.coin(2) ? 0.1 : r.uniform(0.01, 1.0);
+  c.use_qk_norm = !r.coin(4);
+  return c;
+}
+
+// ROPE-L4-2 / -4: a RoPE layer (chunked attention). Regime: whether m and n share a chunk.
+Subject llama4_rope_subject() {
+  Subject s;
+  s.name = "llama4-rope-chunked";
+  s.family = "rope";
+  s.regime_function_of =
+      "n - m while m and n share a chunk of attention_chunk_size (masked, -inf, across chunks)";
+  s.instance = [](std::uint64_t seed) {
+    Rng r(seed);
+    const reference::Llama4Config c = gen_llama4_config(r);
+    auto md = std::make_shared<Model>(make_model(r, r.range(2, 16), c.rope.head_dim));
+    Instance in;
+    in.config = fmt::format("head_dim={} base={} llama3 factor={} chunk={} qk_norm={}",
+                            c.rope.head_dim, c.rope.base, c.rope.scaling.factor,
+                            c.attention_chunk_size, c.use_qk_norm);
+    auto fn = [c](const Model& mdl, std::int64_t m, std::int64_t n) {
+      const double v = reference::score_llama4<double>(c, true, mdl.proj, mdl.xq, mdl.xk, m, n);
+      const auto f = reference::rope_inv_freq<double>(c.rope);
+      const double fmax = *std::max_element(f.begin(), f.end());
+      const double phi = static_cast<double>(std::max(m, n)) * c.rope.position_scale * fmax;
+      if (!c.use_qk_norm) return Score{v, magnitude(mdl, mdl.xq, mdl.xk, 1.0, phi, 0.0)};
+      // ROPE-L4-4: normalised q and k have norm <= sqrt(head_dim); the mean of squares adds
+      // head_dim terms to the dot-product length.
+      const double hd = static_cast<double>(c.rope.head_dim);
+      const double D = static_cast<double>(mdl.proj.w_q.rows()) + 2.0 * hd;
+      return Score{v, std::fabs(mdl.proj.scale) * (phi + D + 2.0) * hd};
+    };
+    in.score = [fn, md](std::int64_t m, std::int64_t n) { return fn(*md, m, n); };
+    auto other = std::make_shared<Model>(with_other_content(*md, r));
+    in.score_other_content = [fn, other](std::int64_t m, std::int64_t n) {
+      return fn(*other, m, n);
+    };
+    const std::int64_t C = c.attention_chunk_size;
+    in.regime = [C](std::int64_t m, std::int64_t n) { return std::int64_t{m / C == n / C}; };
+    return in;
+  };
+  return s;
+}
+
+// ROPE-L4-3: a NoPE layer with attention temperature tuning (causal, full attention).
+Subject llama4_nope_subject() {
+  Subject s;
+  s.name = "llama4-nope-temperature";
+  s.family = "nope";
+  s.instance = [](std::uint64_t seed) {
+    Rng r(seed);
+    const reference::Llama4Config c = gen_llama4_config(r);
+    auto md = std::make_shared<Model>(make_model(r, r.range(2, 16), c.rope.head_dim));
+    Instance in;
+    in.config = fmt::format("head_dim={} floor_scale={} attn_scale={}", c.rope.head_dim,
+                            c.floor_scale, c.attn_scale);
+    auto fn = [c](const Model& mdl, std::int64_t m, std::int64_t n) {
+      const double v = reference::score_llama4<double>(c, false, mdl.proj, mdl.xq, mdl.xk, m, n);
+      const double tau = reference::llama4_attn_temperature<double>(c, m);
+      return Score{v, magnitude(mdl, mdl.xq, mdl.xk, std::sqrt(tau), 0.0, 0.0)};
+    };
+    in.score = [fn, md](std::int64_t m, std::int64_t n) { return fn(*md, m, n); };
+    auto other = std::make_shared<Model>(with_other_content(*md, r));
+    in.score_other_content = [fn, other](std::int64_t m, std::int64_t n) {
+      return fn(*other, m, n);
+    };
+    return in;
+  };
+  return s;
+}
+
+// ROPE-NOPE-1: no positional term, causal mask.
+Subject nope_subject() {
+  Subject s;
+  s.name = "nope";
+  s.family = "nope";
+  s.instance = [](std::uint64_t seed) {
+    Rng r(seed);
+    auto md = std::make_shared<Model>(make_model(r, r.range(2, 12), r.range(2, 16)));
+    Instance in;
+    in.config = fmt::format("d_model={} head_dim={} causal", md->proj.w_q.rows(),
+                            md->proj.w_q.cols());
+    auto fn = [](const Model& mdl, std::int64_t m, std::int64_t n) {
+      const double v = reference::score_nope<double>(mdl.proj, mdl.xq, mdl.xk, m, n, true);
+      return Score{v, magnitude(mdl, mdl.xq, mdl.xk, 1.0, 0.0, 0.0)};
+    };
+    in.score = [fn, md](std::int64_t m, std::int64_t n) { return fn(*md, m, n); };
+    auto other = std::make_shared<Model>(with_other_content(*md, r));
+    in.score_other_content = [fn, other](std::int64_t m, std::int64_t n) {
+      return fn(*other, m, n);
+    };
+    return in;
+  };
+  return s;
+}
+
+reference::MropeConfig gen_mrope_config(Rng& r, reference::MropeLayout layout) {
+  reference::MropeConfig c;
+  c.layout = layout;
+  if (r.coin(3)) {  // the shipped configs
+    c.head_dim = c.rotary_dim = 128;
+    c.section = layout == reference::MropeLayout::Sectioned
+                    ? std::array<std::int64_t, 3>{16, 24, 24}
+                    : std::array<std::int64_t, 3>{24, 20, 20};
+    c.base = layout == reference::MropeLayout::Sectioned ? 1.0e6 : 5.0e6;
+    return c;
+  }
+  static constexpr std::int64_t kHalf[] = {3, 4, 8, 12, 16, 32, 64};
+  const std::int64_t half = kHalf[r.range(0, std::size(kHalf) - 1)];
+  c.head_dim = c.rotary_dim = 2 * half;
+  if (layout == reference::MropeLayout::Sectioned) {
+    const std::int64_t a = r.range(0, half), b = r.range(0, half - a);
+    c.section = {a, b, half - a - b};
+  } else {
+    const std::int64_t h = r.range(0, half / 3), w = r.range(0, half / 3);
+    c.section = {half - h - w, h, w};
+  }
+  c.base = r.coin(2) ? 10000.0 : r.uniform(1.5, 5.0e6);
+  c.position_scale = r.coin(3) ? r.uniform(0.125, 4.0) : 1.0;
+  return c;
+}
+
+// ROPE-MROPE-*: 3-axis positions; the 1-D score is the text tokens' (t = h = w).
+Subject mrope_subject(reference::MropeLayout layout) {
+  Subject s;
+  s.name = layout == reference::MropeLayout::Sectioned ? "mrope-qwen2-vl" : "mrope-qwen3-vl";
+  s.family = "rope";
+  s.axes = 3;
+  s.instance = [layout](std::uint64_t seed) {
+    Rng r(seed);
+    const reference::MropeConfig c = gen_mrope_config(r, layout);
+    auto md = std::make_shared<Model>(make_model(r, r.range(2, 16), c.head_dim));
+    Instance in;
+    in.config = fmt::format("head_dim={} base={} position_scale={} mrope_section=[{},{},{}] {}",
+                            c.head_dim, c.base, c.position_scale, c.section[0], c.section[1],
+                            c.section[2], reference::to_string(c.layout));
+    auto fn = [c](const Model& mdl, const Position3& m, const Position3& n) {
+      const reference::MropePosition pm{m[0], m[1], m[2]}, pn{n[0], n[1], n[2]};
+      const double v = reference::score_mrope<double>(c, mdl.proj, mdl.xq, mdl.xk, pm, pn);
+      const auto f = reference::mrope_inv_freq<double>(c);
+      const double fmax = *std::max_element(f.begin(), f.end());
+      std::int64_t top = 0;
+      for (int a = 0; a < 3; ++a) top = std::max({top, m[a], n[a]});
+      const double phi = static_cast<double>(top) * c.position_scale * fmax;
+      return Score{v, magnitude(mdl, mdl.xq, mdl.xk, 1.0, phi, 0.0)};
+    };
+    in.score3 = [fn, md](const Position3& m, const Position3& n) { return fn(*md, m, n); };
+    in.score = [fn, md](std::int64_t m, std::int64_t n) {
+      return fn(*md, Position3{m, m, m}, Position3{n, n, n});
+    };
+    auto other = std::make_shared<Model>(with_other_content(*md, r));
+    in.score_other_content = [fn, other](std::int64_t m, std::int64_t n) {
+      return fn(*other, Position3{m, m, m}, Position3{n, n, n});
+    };
+    return in;
+  };
+  return s;
+}
+
+// ROPE-MLA-*: DeepSeek's decoupled RoPE (rope slice of one head, YaRN, mscale softmax scale).
+Subject mla_subject() {
+  Subject s;
+  s.name = "rope-mla-deepseek";
+  s.family = "rope";
+  s.instance = [](std::uint64_t seed) {
+    Rng r(seed);
+    reference::MlaConfig c;
+    static constexpr std::int64_t kNope[] = {0, 2, 16, 128};
+    static constexpr std::int64_t kRope[] = {2, 8, 16, 64};
+    c.qk_nope_head_dim = kNope[r.range(0, 3)];
+    c.qk_rope_head_dim = kRope[r.range(0, 3)];
+    c.rope = gen_rope_config(r, reference::RopeScaling::Yarn, reference::RopeLayout::Gptj, false);
+    c.rope.head_dim = c.rope.rotary_dim = c.qk_rope_head_dim;
+    static constexpr double kMscale[][2] = {{1.0, 1.0}, {0.707, 1.0}, {1.0, 0.0}, {0.0, 0.0}};
+    const auto& ms = kMscale[r.range(0, 3)];
+    c.rope.scaling.yarn_mscale = ms[0];
+    c.rope.scaling.yarn_mscale_all_dim = ms[1];
+    auto md = std::make_shared<Model>(make_model(r, r.range(2, 16), c.qk_head_dim()));
+    md->proj.scale = reference::mla_softmax_scale<double>(c);  // the scale the score uses
+    const double a = reference::rope_attention_factor<double>(c.rope);
+    Instance in;
+    in.config = fmt::format(
+        "qk_nope_head_dim={} qk_rope_head_dim={} base={} yarn factor={} original_max={} "
+        "mscale={} mscale_all_dim={}",
+        c.qk_nope_head_dim, c.qk_rope_head_dim, c.rope.base, c.rope.scaling.factor,
+        c.rope.scaling.original_max_positions, ms[0], ms[1]);
+    auto fn = [c, a](const Model& mdl, std::int64_t m, std::int64_t n) {
+      const double v = reference::score_mla<double>(c, mdl.proj, mdl.xq, mdl.xk, m, n);
+      const auto f = reference::rope_inv_freq<double>(c.rope);
+      const double fmax = *std::max_element(f.begin(), f.end());
+      const double phi = static_cast<double>(std::max(m, n)) * c.rope.position_scale * fmax;
+      return Score{v, magnitude(mdl, mdl.xq, mdl.xk, std::max(a, 1.0), phi, 0.0)};
+    };
+    in.score = [fn, md](std::int64_t m, std::int64_t n) { return fn(*md, m, n); };
+    auto other = std::make_shared<Model>(with_other_content(*md, r));
+    in.score_other_content = [fn, other](std::int64_t m, std::int64_t n) {
+      return fn(*other, m, n);
+    };
+    return in;
+  };
+  return s;
+}
+
 }  // namespace
 
 std::vector<Subject> builtin_subjects() {
@@ -240,6 +503,14 @@ std::vector<Subject> builtin_subjects() {
   v.push_back(alibi_subject(AlibiMode::Symmetric));
   v.push_back(alibi_subject(AlibiMode::Causal));
   v.push_back(alibi_subject(AlibiMode::BloomKeyOnly));
+  // The RoPE family as 2025-26 models ship it (issue 14).
+  v.push_back(longrope_subject());
+  v.push_back(llama4_rope_subject());
+  v.push_back(llama4_nope_subject());
+  v.push_back(nope_subject());
+  v.push_back(mrope_subject(reference::MropeLayout::Sectioned));
+  v.push_back(mrope_subject(reference::MropeLayout::Interleaved));
+  v.push_back(mla_subject());
   return v;
 }
 
