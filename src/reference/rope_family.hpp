@@ -38,7 +38,7 @@ void validate(const AttnFactorConfig& c);
 template <class T>
 T yarn_get_mscale(const T& s, const T& mu) {
   using std::log;
-  return s <= T(1) ? T(1) : T(0.1) * mu * log(s) + T(1);
+  return s <= T(1) ? T(1) : mu * log(s) / T(10) + T(1);  // 0.1 as the real 1/10
 }
 
 // ROPE-ATTN-1:
