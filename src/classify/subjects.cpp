@@ -225,23 +225,7 @@ Subject longrope_subject() {
   s.regime_function_of = "n - m within one factor table (short: max(m,n)+1 <= original_max, long beyond)";
   s.instance = [](std::uint64_t seed) {
     Rng r(seed);
-    reference::LongRopeConfig c;
-    const RotaryDims dims = gen_rotary_dims(r, r.coin(3));
-    c.head_dim = dims.head_dim;
-    c.rotary_dim = dims.rotary_dim;
-    c.layout = r.coin(4) ? reference::RopeLayout::Gptj : reference::RopeLayout::Neox;
-    c.base = r.coin(2) ? 10000.0 : r.uniform(1.5, 2.0e6);
-    c.position_scale = r.coin(3) ? r.uniform(0.125, 4.0) : 1.0;
-    const auto half = static_cast<std::size_t>(c.rotary_dim / 2);
-    double lam = 1.0;
-    for (std::size_t i = 0; i < half; ++i) {
-      c.short_factor.push_back(r.uniform(1.0, 3.0));
-      lam = std::min(64.0, lam * r.uniform(1.0, 1.6));  // long factors grow with i, as in Phi-3
-      c.long_factor.push_back(lam);
-    }
-    c.original_max_position_embeddings = std::int64_t{1} << r.range(9, 17);
-    c.max_position_embeddings = c.original_max_position_embeddings * r.range(1, 64);
-    if (r.coin(4)) c.attention_factor = r.uniform(0.5, 2.0);
+    const reference::LongRopeConfig c = gen_longrope_config(r);
     auto md = std::make_shared<Model>(make_model(r, r.range(2, 16), c.head_dim));
     const double a = reference::longrope_attention_factor<double>(c);
     Instance in;
@@ -268,16 +252,6 @@ Subject longrope_subject() {
     return in;
   };
   return s;
-}
-
-reference::Llama4Config gen_llama4_config(Rng& r) {
-  reference::Llama4Config c;
-  c.rope = gen_rope_config(r, reference::RopeScaling::Llama3, reference::RopeLayout::Gptj, false);
-  c.attention_chunk_size = r.coin(2) ? 8192 : r.range(2, 8192);
-  c.floor_scale = r.coin(2) ? 8192.0 : static_cast<double>(r.range(2, 8192));
-  c.attn_scale = r.coin(2) ? 0.1 : r.uniform(0.01, 1.0);
-  c.use_qk_norm = !r.coin(4);
-  return c;
 }
 
 // ROPE-L4-2 / -4: a RoPE layer (chunked attention). Regime: whether m and n share a chunk.
@@ -371,32 +345,6 @@ Subject nope_subject() {
   return s;
 }
 
-reference::MropeConfig gen_mrope_config(Rng& r, reference::MropeLayout layout) {
-  reference::MropeConfig c;
-  c.layout = layout;
-  if (r.coin(3)) {  // the shipped configs
-    c.head_dim = c.rotary_dim = 128;
-    c.section = layout == reference::MropeLayout::Sectioned
-                    ? std::array<std::int64_t, 3>{16, 24, 24}
-                    : std::array<std::int64_t, 3>{24, 20, 20};
-    c.base = layout == reference::MropeLayout::Sectioned ? 1.0e6 : 5.0e6;
-    return c;
-  }
-  static constexpr std::int64_t kHalf[] = {3, 4, 8, 12, 16, 32, 64};
-  const std::int64_t half = kHalf[r.range(0, std::size(kHalf) - 1)];
-  c.head_dim = c.rotary_dim = 2 * half;
-  if (layout == reference::MropeLayout::Sectioned) {
-    const std::int64_t a = r.range(0, half), b = r.range(0, half - a);
-    c.section = {a, b, half - a - b};
-  } else {
-    const std::int64_t h = r.range(0, half / 3), w = r.range(0, half / 3);
-    c.section = {half - h - w, h, w};
-  }
-  c.base = r.coin(2) ? 10000.0 : r.uniform(1.5, 5.0e6);
-  c.position_scale = r.coin(3) ? r.uniform(0.125, 4.0) : 1.0;
-  return c;
-}
-
 // ROPE-MROPE-*: 3-axis positions; the 1-D score is the text tokens' (t = h = w).
 Subject mrope_subject(reference::MropeLayout layout) {
   Subject s;
@@ -441,17 +389,8 @@ Subject mla_subject() {
   s.family = "rope";
   s.instance = [](std::uint64_t seed) {
     Rng r(seed);
-    reference::MlaConfig c;
-    static constexpr std::int64_t kNope[] = {0, 2, 16, 128};
-    static constexpr std::int64_t kRope[] = {2, 8, 16, 64};
-    c.qk_nope_head_dim = kNope[r.range(0, 3)];
-    c.qk_rope_head_dim = kRope[r.range(0, 3)];
-    c.rope = gen_rope_config(r, reference::RopeScaling::Yarn, reference::RopeLayout::Gptj, false);
-    c.rope.head_dim = c.rope.rotary_dim = c.qk_rope_head_dim;
-    static constexpr double kMscale[][2] = {{1.0, 1.0}, {0.707, 1.0}, {1.0, 0.0}, {0.0, 0.0}};
-    const auto& ms = kMscale[r.range(0, 3)];
-    c.rope.scaling.yarn_mscale = ms[0];
-    c.rope.scaling.yarn_mscale_all_dim = ms[1];
+    const reference::MlaConfig c = gen_mla_config(r);
+    const double ms[2] = {c.rope.scaling.yarn_mscale, c.rope.scaling.yarn_mscale_all_dim};
     auto md = std::make_shared<Model>(make_model(r, r.range(2, 16), c.qk_head_dim()));
     md->proj.scale = reference::mla_softmax_scale<double>(c);  // the scale the score uses
     const double a = reference::rope_attention_factor<double>(c.rope);

@@ -1,4 +1,4 @@
-// The oracles of the RoPE family (spec/rope.md, "The RoPE family"; PREC-ORACLE-8): the reference
+// The oracles of the RoPE family (spec/rope.md, "The RoPE family"; ROPE-ORACLE-1): the reference
 // formulas of src/reference/rope_family.hpp instantiated with Boost.Multiprecision on MPFR, as
 // scaled.cpp does for the scalings of ROPE-SCALE-*.
 //

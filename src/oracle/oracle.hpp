@@ -148,7 +148,7 @@ struct AngleDecimal {
 AngleDecimal rope_angle_decimal(const AngleQuery& q, int digits);
 
 // ---------------------------------------------------------------------------------------------
-// The RoPE family (spec/rope.md, "The RoPE family"; PREC-ORACLE-8). Each value is the
+// The RoPE family (spec/rope.md, "The RoPE family"; ROPE-ORACLE-1). Each value is the
 // reference formula (src/reference/rope_family.hpp) evaluated in MPFR: `exact` within 2^-104
 // relative, `rounded` correctly rounded to every format (values that are exactly a double --
 // 1, a given attention_factor -- are rounded exactly).
