@@ -68,7 +68,9 @@ Decimal against(const std::string& text, const po::DoubleDouble& x) {
   return r;
 }
 
-// The vectors print 41 significant digits; the oracle's value is within 2^-104 relative.
+// The vectors print 41 significant digits; the oracle states 2^-104 relative, so the comparison
+// resolves 2^-100: a change from the 31st digit on fails here (checked by editing a copy), the
+// last printed digits are gen_vectors.py --check's business.
 const double kDecimalRel = 0.5e-40 + std::ldexp(1.0, -100);
 
 TEST(FamilyOracle, AttentionFactorMatchesTheMpmathVectors) {
