@@ -4,6 +4,7 @@
 // on the reference (src/reference/rope_family.hpp). As in claims_rope.cpp, cos and sin are
 // uninterpreted and the per-pair relative identity is the lemma rope.relative-pair; the angle
 // the kernels form is rope_angle_dd instantiated in exact arithmetic.
+// Clause: PROOF-LIFT-2 (the lifted identities), PROOF-WIT-1 (the replayed counterexamples)
 #include <cmath>
 #include <cstdio>
 
