@@ -75,10 +75,10 @@ struct LongRopeTerms {
 };
 
 ClaimResult longrope_within_table() {
-  auto c = start("rope.shift.longrope", "ROPE-LONG-4, ROPE-LONG-1, ROPE-LONG-3", "rope",
-                 Answer::Proved,
-                 "score(m,n) = score(m+t,n+t) for one pair with f_i/lambda_i when both pairs use "
-                 "the same factor table (any tables, any L0)");
+  auto c =
+      start("rope.shift.longrope", "ROPE-LONG-4, ROPE-LONG-1, ROPE-LONG-3", "rope", Answer::Proved,
+            "score(m,n) = score(m+t,n+t) for one pair with f_i/lambda_i when both pairs use "
+            "the same factor table (any tables, any L0)");
   const LongRopeTerms v;
   Query q;
   q.name = "rope.shift.longrope.angle-offset";
@@ -197,8 +197,9 @@ ClaimResult mrope_per_axis() {
   q.claim = eq(angle_diff(sel(m, nullptr), sel(n, nullptr), s, f),
                angle_diff(sel(m, &sh), sel(n, &sh), s, f));
   if (add_query(c, q) == Answer::Proved) {
-    c.notes.push_back("uses lemma rope.relative-pair and the induction of rope.lift-head-dim "
-                      "(each pair's term is shift-invariant under the vector shift)");
+    c.notes.push_back(
+        "uses lemma rope.relative-pair and the induction of rope.lift-head-dim "
+        "(each pair's term is shift-invariant under the vector shift)");
     add_query(c, congruence("rope.shift.mrope.congruence", real_lit(1)));
   }
   finish(c);
@@ -244,9 +245,8 @@ Replay replay_chunk(const Model& md) {
   std::snprintf(buf, sizeof buf,
                 "offset %lld: key %lld %s from query %lld, but key %lld %s from query %lld "
                 "(chunk size %lld: chunks %lld,%lld vs %lld,%lld)",
-                static_cast<long long>(n - m), static_cast<long long>(n),
-                v1 ? "visible" : "masked", static_cast<long long>(m),
-                static_cast<long long>(n + t), v2 ? "visible" : "masked",
+                static_cast<long long>(n - m), static_cast<long long>(n), v1 ? "visible" : "masked",
+                static_cast<long long>(m), static_cast<long long>(n + t), v2 ? "visible" : "masked",
                 static_cast<long long>(m + t), static_cast<long long>(kChunk),
                 static_cast<long long>(m / kChunk), static_cast<long long>(n / kChunk),
                 static_cast<long long>((m + t) / kChunk), static_cast<long long>((n + t) / kChunk));
@@ -263,8 +263,7 @@ Replay replay_chunk(const Model& md) {
 }
 
 ClaimResult chunk_shift() {
-  auto c = start("rope.llama4.chunk-shift", "ROPE-L4-5, ROPE-L4-2", "rope",
-                 Answer::Counterexample,
+  auto c = start("rope.llama4.chunk-shift", "ROPE-L4-5, ROPE-L4-2", "rope", Answer::Counterexample,
                  "the chunked mask is NOT shift-invariant: the same offset, different chunk "
                  "membership (solver model, replayed on the reference mask)");
   Query q;
@@ -296,17 +295,18 @@ Replay replay_temperature(const Model& md) {
   rp.cx.kind = "property";
   rp.cx.message = rp.message;
   rp.cx.function = "reference::llama4_attn_temperature";
-  rp.cx.args = {{"floor_scale", 8192.0}, {"attn_scale", 0.1},
+  rp.cx.args = {{"floor_scale", 8192.0},
+                {"attn_scale", 0.1},
                 {"positions", std::vector<std::int64_t>{m, m + t}}};
   rp.cx.reproduce = "pecheck prove --only rope.llama4.temperature-shift";
   return rp;
 }
 
 ClaimResult temperature_shift() {
-  auto c = start("rope.llama4.temperature-shift", "ROPE-L4-6, ROPE-L4-3", "rope",
-                 Answer::Counterexample,
-                 "the temperature's step floor((m+1)/floor_scale) is NOT shift-invariant, so "
-                 "neither is the NoPE layer's score (solver model, replayed on the reference)");
+  auto c =
+      start("rope.llama4.temperature-shift", "ROPE-L4-6, ROPE-L4-3", "rope", Answer::Counterexample,
+            "the temperature's step floor((m+1)/floor_scale) is NOT shift-invariant, so "
+            "neither is the NoPE layer's score (solver model, replayed on the reference)");
   Query q;
   q.name = "rope.llama4.temperature-shift";
   const Term m = ivar("m"), t = ivar("t");
@@ -323,15 +323,15 @@ ClaimResult temperature_shift() {
 }  // namespace
 
 void add_family_claims(std::vector<Claim>& out) {
-  out.push_back({"rope.shift.longrope", "ROPE-LONG-4", "rope", Answer::Proved,
-                 longrope_within_table});
+  out.push_back(
+      {"rope.shift.longrope", "ROPE-LONG-4", "rope", Answer::Proved, longrope_within_table});
   out.push_back({"rope.shift.longrope-switch", "ROPE-LONG-4", "rope", Answer::Counterexample,
                  longrope_switch});
   out.push_back({"rope.shift.mrope", "ROPE-MROPE-6", "rope", Answer::Proved, mrope_per_axis});
-  out.push_back({"rope.llama4.chunk-mask-within", "ROPE-L4-5", "rope", Answer::Proved,
-                 chunk_mask_within});
-  out.push_back({"rope.llama4.chunk-shift", "ROPE-L4-5", "rope", Answer::Counterexample,
-                 chunk_shift});
+  out.push_back(
+      {"rope.llama4.chunk-mask-within", "ROPE-L4-5", "rope", Answer::Proved, chunk_mask_within});
+  out.push_back(
+      {"rope.llama4.chunk-shift", "ROPE-L4-5", "rope", Answer::Counterexample, chunk_shift});
   out.push_back({"rope.llama4.temperature-shift", "ROPE-L4-6", "rope", Answer::Counterexample,
                  temperature_shift});
 }

@@ -3,6 +3,8 @@
 // M-RoPE (sectioned and interleaved) and DeepSeek's MLA decoupled RoPE. Shift invariance in
 // 100-digit MPFR where the spec claims it, shrunk witnesses where it claims the opposite, and
 // for every structural property a buggy subject (implemented below) on which it must fail.
+#include "reference/rope_family.hpp"
+
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
@@ -13,7 +15,6 @@
 
 #include "gen.hpp"
 #include "mp_model.hpp"
-#include "reference/rope_family.hpp"
 #include "reference/score_family.hpp"
 #include "reference/tolerance.hpp"
 
@@ -24,20 +25,20 @@ inline std::ostream& operator<<(std::ostream& os, const LongRopeConfig& c) {
             << ", position_scale=" << c.position_scale
             << ", original_max=" << c.original_max_position_embeddings
             << ", max_position=" << c.max_position_embeddings
-            << ", attention_factor=" << c.attention_factor << ", short[0]="
-            << (c.short_factor.empty() ? 0.0 : c.short_factor[0])
+            << ", attention_factor=" << c.attention_factor
+            << ", short[0]=" << (c.short_factor.empty() ? 0.0 : c.short_factor[0])
             << ", long[0]=" << (c.long_factor.empty() ? 0.0 : c.long_factor[0]) << "}";
 }
 inline std::ostream& operator<<(std::ostream& os, const Llama4Config& c) {
   return os << "{head_dim=" << c.rope.head_dim << ", base=" << c.rope.base
-            << ", llama3 factor=" << c.rope.scaling.factor
-            << ", chunk=" << c.attention_chunk_size << ", floor_scale=" << c.floor_scale
-            << ", attn_scale=" << c.attn_scale << ", qk_norm=" << c.use_qk_norm << "}";
+            << ", llama3 factor=" << c.rope.scaling.factor << ", chunk=" << c.attention_chunk_size
+            << ", floor_scale=" << c.floor_scale << ", attn_scale=" << c.attn_scale
+            << ", qk_norm=" << c.use_qk_norm << "}";
 }
 inline std::ostream& operator<<(std::ostream& os, const MropeConfig& c) {
   return os << "{head_dim=" << c.head_dim << ", base=" << c.base
-            << ", position_scale=" << c.position_scale << ", mrope_section=[" << c.section[0]
-            << "," << c.section[1] << "," << c.section[2] << "], " << to_string(c.layout) << "}";
+            << ", position_scale=" << c.position_scale << ", mrope_section=[" << c.section[0] << ","
+            << c.section[1] << "," << c.section[2] << "], " << to_string(c.layout) << "}";
 }
 inline std::ostream& operator<<(std::ostream& os, const MropePosition& p) {
   return os << "(t=" << p.t << ", h=" << p.h << ", w=" << p.w << ")";
@@ -170,9 +171,10 @@ RC_GTEST_PROP(RopeAttnFactor, FromAConfigAsTheSpecSays, ()) {
     const double s = static_cast<double>(a.max_position_embeddings) /
                      static_cast<double>(a.original_max_position_embeddings);
     const double want =
-        s <= 1 ? 1.0
-               : std::sqrt(1 + std::log(s) /
-                                   std::log(static_cast<double>(a.original_max_position_embeddings)));
+        s <= 1
+            ? 1.0
+            : std::sqrt(1 + std::log(s) /
+                                std::log(static_cast<double>(a.original_max_position_embeddings)));
     RC_ASSERT(std::fabs(got - want) <= reference::freq_tolerance<double>(want, std::exp(1.0)));
   }
 }
@@ -319,8 +321,8 @@ TEST(Llama4, ChunkingMakesTheScoreDependOnTheChunkWitness) {
 
 // The NoPE layer's score as a subject: the reference (temperature on the query) or a bug that
 // scales the key by the key position's temperature as well.
-using NopeScore = std::function<double(const Llama4Config&, const DModel&, std::int64_t,
-                                       std::int64_t)>;
+using NopeScore =
+    std::function<double(const Llama4Config&, const DModel&, std::int64_t, std::int64_t)>;
 double nope_layer_reference(const Llama4Config& c, const DModel& m, std::int64_t q,
                             std::int64_t k) {
   return reference::score_llama4<double>(c, false, m.proj, m.xq, m.xk, q, k);
@@ -360,8 +362,7 @@ TEST(Llama4, TemperatureTuningMakesTheScoreDependOnTheQueryPositionWitness) {
   const bool found = expect_witness(
       "Llama 4 NoPE-layer score is shift-invariant (expected to FAIL: temperature tuning)", [] {
         const Llama4Config c = *llama4_config();
-        const ShiftCase s =
-            *boundary_case(static_cast<std::int64_t>(c.floor_scale), 64);
+        const ShiftCase s = *boundary_case(static_cast<std::int64_t>(c.floor_scale), 64);
         const DModel md = dmodel(*model_seed(), 4, c.rope.head_dim);
         const double a = nope_layer_reference(c, md, s.m, s.n);
         const double b = nope_layer_reference(c, md, s.m + s.c, s.n + s.c);
@@ -431,9 +432,9 @@ std::vector<int> spec_axes(const MropeConfig& c) {
   return ax;
 }
 
-using MropeRotate = std::function<void(const MropeConfig&, std::span<const double>,
-                                       const MropePosition&, std::span<const double>,
-                                       std::span<double>)>;
+using MropeRotate =
+    std::function<void(const MropeConfig&, std::span<const double>, const MropePosition&,
+                       std::span<const double>, std::span<double>)>;
 void mrope_reference(const MropeConfig& c, std::span<const double> f, const MropePosition& p,
                      std::span<const double> x, std::span<double> y) {
   reference::mrope_rotate<double>(c, f, p, x, y);
@@ -512,8 +513,8 @@ RC_GTEST_PROP(Mrope, TextTokensAreOneDimensionalRope, ()) {
 // Position ids of a [text, image, text] sequence as a subject: the reference (ROPE-MROPE-5) or a
 // bug that gives every token its sequence index on all three axes (text positions for an image
 // token).
-using PositionIds = std::function<std::vector<MropePosition>(
-    const std::vector<reference::MropeSegment>&)>;
+using PositionIds =
+    std::function<std::vector<MropePosition>(const std::vector<reference::MropeSegment>&)>;
 std::vector<MropePosition> ids_reference(const std::vector<reference::MropeSegment>& s) {
   return reference::mrope_position_ids(s);
 }
@@ -549,17 +550,18 @@ void check_image_positions(const PositionIds& ids) {
   RC_LOG() << "text " << a << ", image " << T << "x" << H << "x" << W << ", patch (" << t << ","
            << h << "," << w << ") at " << p << ", right neighbour at " << q << "\n";
   RC_ASSERT(p == (MropePosition{a + t, a + h, a + w}));
-  const MropeConfig c = *mrope_config(*rc::gen::element(MropeLayout::Sectioned,
-                                                        MropeLayout::Interleaved));
+  const MropeConfig c =
+      *mrope_config(*rc::gen::element(MropeLayout::Sectioned, MropeLayout::Interleaved));
   const DModel md = dmodel(*model_seed(), 4, c.head_dim);
   const double s = reference::score_mrope<double>(c, md.proj, md.xq, md.xk, p, q);
   const double s0 = reference::score_mrope<double>(c, md.proj, md.xq, md.xk, {0, 0, 0}, {0, 0, 1});
   const auto f = reference::mrope_inv_freq<double>(c);
   const double phi = static_cast<double>(a + T + H + W) * c.position_scale * f[0];  // f_0 = max
-  RC_ASSERT(std::fabs(s - s0) <=
-            reference::shift_tolerance<double>(dmagnitude(md, 1.0, phi) + dmagnitude(md, 1.0, 1.0)));
+  RC_ASSERT(std::fabs(s - s0) <= reference::shift_tolerance<double>(dmagnitude(md, 1.0, phi) +
+                                                                    dmagnitude(md, 1.0, 1.0)));
   const std::int64_t top = std::max({a + T - 1, a + H - 1, a + W - 1});
-  RC_ASSERT(pos[static_cast<std::size_t>(a + T * H * W)] == reference::mrope_text_position(top + 1));
+  RC_ASSERT(pos[static_cast<std::size_t>(a + T * H * W)] ==
+            reference::mrope_text_position(top + 1));
 }
 RC_GTEST_PROP(Mrope, ImagePatchesUseTheirGridPositions, ()) {
   check_image_positions(ids_reference);
@@ -572,8 +574,8 @@ TEST(Mrope, ImagePositionPropertyFailsOnTextPositionsForAnImageToken) {
 // =============================================================================================
 // MLA decoupled RoPE
 
-using MlaRotate = std::function<void(const MlaConfig&, std::int64_t, std::span<const double>,
-                                     std::span<double>)>;
+using MlaRotate =
+    std::function<void(const MlaConfig&, std::int64_t, std::span<const double>, std::span<double>)>;
 void mla_reference(const MlaConfig& c, std::int64_t p, std::span<const double> x,
                    std::span<double> y) {
   reference::mla_rotate_head<double>(c, p, x, y);

@@ -1,11 +1,11 @@
 // The property runs and the shrinking of CLASSIFY-1..3.
 #include "classify/engine.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
-
-#include <fmt/format.h>
 
 #include "classify/generators.hpp"
 #include "reference/tolerance.hpp"
@@ -426,8 +426,9 @@ PropertyRun run_vector_shift_property(const Subject& s, const EngineOptions& o) 
     w.property = run.property;
     w.instance_seed = iseed;
     w.config = inst.config;
-    w.shrink_steps = shrink(v, std::vector<bool>(9, false),
-                            {true, true, true, true, true, true, false, false, false}, valid, fails);
+    w.shrink_steps =
+        shrink(v, std::vector<bool>(9, false),
+               {true, true, true, true, true, true, false, false, false}, valid, fails);
     const Score a = inst.score3(at(v, 0), at(v, 3)), b = inst.score3(shifted(v, 0), shifted(v, 3));
     scores_agree(a, b, &w.tolerance);
     w.m1 = v[0];
@@ -608,8 +609,8 @@ Classification classify(const Subject& s, const EngineOptions& o) {
     PropertyRun swap = run_swap_property(s, o);
     c.cases += swap.cases;
     c.depends_on = swap.witness ? "offset" : "abs-offset";
-    c.function_of = s.axes == 3 ? "the offset vector (Δt, Δh, Δw)"
-                                : (swap.witness ? "n - m" : "|n - m|");
+    c.function_of =
+        s.axes == 3 ? "the offset vector (Δt, Δh, Δw)" : (swap.witness ? "n - m" : "|n - m|");
     c.evidence.push_back(shift);
     c.evidence.push_back(std::move(swap));
   }

@@ -1,8 +1,8 @@
 #include "classify/generators.hpp"
 
 #include <algorithm>
-#include <cmath>
 #include <array>
+#include <cmath>
 #include <numbers>
 
 namespace pecheck::classify {

@@ -222,7 +222,8 @@ Subject longrope_subject() {
   Subject s;
   s.name = "rope-longrope";
   s.family = "rope";
-  s.regime_function_of = "n - m within one factor table (short: max(m,n)+1 <= original_max, long beyond)";
+  s.regime_function_of =
+      "n - m within one factor table (short: max(m,n)+1 <= original_max, long beyond)";
   s.instance = [](std::uint64_t seed) {
     Rng r(seed);
     const reference::LongRopeConfig c = gen_longrope_config(r);
@@ -266,9 +267,9 @@ Subject llama4_rope_subject() {
     const reference::Llama4Config c = gen_llama4_config(r);
     auto md = std::make_shared<Model>(make_model(r, r.range(2, 16), c.rope.head_dim));
     Instance in;
-    in.config = fmt::format("head_dim={} base={} llama3 factor={} chunk={} qk_norm={}",
-                            c.rope.head_dim, c.rope.base, c.rope.scaling.factor,
-                            c.attention_chunk_size, c.use_qk_norm);
+    in.config =
+        fmt::format("head_dim={} base={} llama3 factor={} chunk={} qk_norm={}", c.rope.head_dim,
+                    c.rope.base, c.rope.scaling.factor, c.attention_chunk_size, c.use_qk_norm);
     auto fn = [c](const Model& mdl, std::int64_t m, std::int64_t n) {
       const double v = reference::score_llama4<double>(c, true, mdl.proj, mdl.xq, mdl.xk, m, n);
       const auto f = reference::rope_inv_freq<double>(c.rope);
@@ -329,8 +330,8 @@ Subject nope_subject() {
     Rng r(seed);
     auto md = std::make_shared<Model>(make_model(r, r.range(2, 12), r.range(2, 16)));
     Instance in;
-    in.config = fmt::format("d_model={} head_dim={} causal", md->proj.w_q.rows(),
-                            md->proj.w_q.cols());
+    in.config =
+        fmt::format("d_model={} head_dim={} causal", md->proj.w_q.rows(), md->proj.w_q.cols());
     auto fn = [](const Model& mdl, std::int64_t m, std::int64_t n) {
       const double v = reference::score_nope<double>(mdl.proj, mdl.xq, mdl.xk, m, n, true);
       return Score{v, magnitude(mdl, mdl.xq, mdl.xk, 1.0, 0.0, 0.0)};

@@ -9,7 +9,6 @@
 // discontinuity, Llama 4's floor((p + 1)/floor_scale), is of an exact quotient of two doubles
 // (p < 2^31 and floor_scale are exact in either precision), so no rounding crosses it.
 #include <boost/multiprecision/mpfr.hpp>
-
 #include <cmath>
 #include <stdexcept>
 

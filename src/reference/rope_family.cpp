@@ -33,7 +33,8 @@ void validate(const AttnFactorConfig& c) {
     throw InvalidArgument("ROPE-ATTN-1", "unknown rope_type '" + c.rope_type + "'");
   }
   if (!std::isfinite(c.attention_factor) || c.attention_factor < 0) {
-    throw InvalidArgument("ROPE-ATTN-1", "attention_factor must be finite and >= 0 (0 = not given)");
+    throw InvalidArgument("ROPE-ATTN-1",
+                          "attention_factor must be finite and >= 0 (0 = not given)");
   }
   if (c.rope_type == "yarn" && (!std::isfinite(c.factor) || c.factor < 1.0 ||
                                 !std::isfinite(c.mscale) || !std::isfinite(c.mscale_all_dim))) {
@@ -51,9 +52,8 @@ void validate(const LongRopeConfig& c) {
   validate_geometry(c.head_dim, c.rotary_dim, c.base, c.position_scale);
   const auto half = static_cast<std::size_t>(c.rotary_dim / 2);
   if (c.short_factor.size() != half || c.long_factor.size() != half) {
-    throw InvalidArgument("ROPE-LONG-ARG-1",
-                          "short_factor and long_factor need rotary_dim/2 = " +
-                              std::to_string(half) + " entries each");
+    throw InvalidArgument("ROPE-LONG-ARG-1", "short_factor and long_factor need rotary_dim/2 = " +
+                                                 std::to_string(half) + " entries each");
   }
   for (const auto* t : {&c.short_factor, &c.long_factor}) {
     for (double v : *t) {
@@ -96,8 +96,8 @@ void validate(const MropeConfig& c) {
     if (s < 0) throw InvalidArgument("ROPE-MROPE-ARG-1", "mrope_section entries must be >= 0");
   }
   if (c.section[0] + c.section[1] + c.section[2] != half) {
-    throw InvalidArgument("ROPE-MROPE-ARG-1", "mrope_section must sum to rotary_dim/2 = " +
-                                                  std::to_string(half));
+    throw InvalidArgument("ROPE-MROPE-ARG-1",
+                          "mrope_section must sum to rotary_dim/2 = " + std::to_string(half));
   }
   if (c.layout == MropeLayout::Interleaved &&
       ((c.section[1] > 0 && 3 * c.section[1] - 2 >= half) ||

@@ -43,10 +43,10 @@ T yarn_get_mscale(const T& s, const T& mu) {
 
 // ROPE-ATTN-1:
 //   explicit attention_factor (> 0, yarn or longrope)  -> it
-//   yarn with mscale and mscale_all_dim both non-zero   -> mscale(s, mscale) / mscale(s, mscale_all_dim)
-//   yarn otherwise                                       -> mscale(s, 1) = 0.1 ln s + 1 (1 for s <= 1)
-//   longrope, s = max_position_embeddings / original_max -> 1 if s <= 1 else sqrt(1 + ln s / ln orig)
-//   every other type                                     -> 1
+//   yarn with mscale and mscale_all_dim both non-zero   -> mscale(s, mscale) / mscale(s,
+//   mscale_all_dim) yarn otherwise                                       -> mscale(s, 1) = 0.1 ln s
+//   + 1 (1 for s <= 1) longrope, s = max_position_embeddings / original_max -> 1 if s <= 1 else
+//   sqrt(1 + ln s / ln orig) every other type                                     -> 1
 template <class T>
 T rope_attn_factor(const AttnFactorConfig& c) {
   using std::log;
@@ -168,15 +168,15 @@ T longrope_attention_factor(const LongRopeConfig& c) {
 // Llama 4 (ROPE-L4-*): iRoPE and attention temperature tuning.
 
 struct Llama4Config {
-  RopeConfig rope = default_rope();        // the RoPE layers' rotation (llama3-type scaling)
+  RopeConfig rope = default_rope();  // the RoPE layers' rotation (llama3-type scaling)
   std::int64_t attention_chunk_size = 8192;
   std::int64_t no_rope_layer_interval = 4;
-  std::vector<int> no_rope_layers;         // per layer: 1 = RoPE layer, 0 = NoPE; empty = derived
+  std::vector<int> no_rope_layers;  // per layer: 1 = RoPE layer, 0 = NoPE; empty = derived
   bool attn_temperature_tuning = true;
   double floor_scale = 8192.0;
   double attn_scale = 0.1;
-  bool use_qk_norm = true;                 // L2 norm (no weight) of q and k after RoPE
-  double norm_eps = 1e-5;                  // rms_norm_eps
+  bool use_qk_norm = true;  // L2 norm (no weight) of q and k after RoPE
+  double norm_eps = 1e-5;   // rms_norm_eps
 
   static RopeConfig default_rope() {
     RopeConfig r;
@@ -299,7 +299,8 @@ void mrope_rotate(const MropeConfig& c, std::span<const T> inv_freq, const Mrope
   }
   std::vector<T> out(x.begin(), x.end());
   for (std::int64_t i = 0; i < c.rotary_dim / 2; ++i) {
-    const T ang = rope_angle<T>(g, inv_freq[static_cast<std::size_t>(i)], pos.axis(mrope_axis(c, i)));
+    const T ang =
+        rope_angle<T>(g, inv_freq[static_cast<std::size_t>(i)], pos.axis(mrope_axis(c, i)));
     const T cs = cos(ang), sn = sin(ang);
     const auto [pa, pb] = rope_pair(g, i);
     const T xa = x[static_cast<std::size_t>(pa)];
@@ -316,7 +317,7 @@ void mrope_rotate(const MropeConfig& c, std::span<const T> inv_freq, const Mrope
 // largest position so far + 1, gets (s + t, s + h, s + w).
 struct MropeSegment {
   bool image = false;
-  std::int64_t length = 0;               // text tokens
+  std::int64_t length = 0;                          // text tokens
   std::int64_t grid_t = 1, grid_h = 1, grid_w = 1;  // image patches
 };
 std::vector<MropePosition> mrope_position_ids(const std::vector<MropeSegment>& segments);
@@ -371,7 +372,8 @@ void mla_rotate_head(const MlaConfig& c, std::int64_t position, std::span<const 
                      std::span<T> out) {
   validate(c);
   if (static_cast<std::int64_t>(head.size()) != c.qk_head_dim() || out.size() != head.size()) {
-    throw InvalidArgument("ROPE-MLA-ARG-1", "a query head has qk_nope_head_dim + qk_rope_head_dim lanes");
+    throw InvalidArgument("ROPE-MLA-ARG-1",
+                          "a query head has qk_nope_head_dim + qk_rope_head_dim lanes");
   }
   const auto f = rope_inv_freq<T>(c.rope);
   const T a = rope_attention_factor<T>(c.rope);

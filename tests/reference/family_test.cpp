@@ -89,8 +89,10 @@ TEST(RopeFamily, MropeAxesOfTheShippedConfigs) {
   for (std::int64_t i = 0; i < 64; ++i) {
     const int a = mrope_axis(q3, i);
     ++count[a];
-    if (i >= 60) EXPECT_EQ(a, 0) << i;
-    else EXPECT_EQ(a, static_cast<int>(i % 3)) << i;
+    if (i >= 60)
+      EXPECT_EQ(a, 0) << i;
+    else
+      EXPECT_EQ(a, static_cast<int>(i % 3)) << i;
   }
   EXPECT_EQ(count[0], 24);
   EXPECT_EQ(count[1], 20);
@@ -182,9 +184,10 @@ TEST(RopeFamily, TemperatureWitnessReplaysOnTheReference) {
   const auto a = inst.score(w.m1, w.n1), b = inst.score(w.m2, w.n2);
   EXPECT_GT(std::fabs(a.value - b.value), shift_tolerance<double>(a.magnitude + b.magnitude));
   // the ratio of the two scores is the ratio of the temperatures (q is scaled, nothing else)
-  EXPECT_NEAR(a.value / b.value,
-              llama4_attn_temperature<double>(cfg, w.m1) / llama4_attn_temperature<double>(cfg, w.m2),
-              shift_tolerance<double>(a.magnitude + b.magnitude) / std::fabs(b.value));
+  EXPECT_NEAR(
+      a.value / b.value,
+      llama4_attn_temperature<double>(cfg, w.m1) / llama4_attn_temperature<double>(cfg, w.m2),
+      shift_tolerance<double>(a.magnitude + b.magnitude) / std::fabs(b.value));
 }
 
 // Clause: ROPE-LONG-4, CLASSIFY-3 — the LongRoPE witness crosses the switch: one pair on the
