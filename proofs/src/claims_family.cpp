@@ -171,9 +171,8 @@ ClaimResult longrope_switch() {
 ClaimResult mrope_per_axis() {
   auto c = start("rope.shift.mrope", "ROPE-MROPE-6, ROPE-MROPE-1", "rope", Answer::Proved,
                  "per axis: pair i's angle difference at (m+c, n+c) equals that at (m, n) for a "
-                 "shift vector c, whatever axis(i) is; then per pair and summed (PROOF-LIFT-1)");
-  Query q;
-  q.name = "rope.shift.mrope.angle-offset";
+                 "shift vector c, for each of the three axes pair i may use (so for every "
+                 "layout); then per pair and summed (PROOF-LIFT-1)");
   const char* axes[3] = {"t", "h", "w"};
   std::vector<Term> m, n, sh;
   for (const char* a : axes) {
@@ -181,25 +180,25 @@ ClaimResult mrope_per_axis() {
     n.push_back(ivar(std::string("n_") + a));
     sh.push_back(ivar(std::string("c_") + a));
   }
-  for (int a = 0; a < 3; ++a)
-    for (const Term& p : {m[a], n[a], add(m[a], sh[a]), add(n[a], sh[a])})
-      q.assumptions.push_back(in_range(p, kPosEnd));
-  const Term ax = apply("axis", Sort::integer(), {ivar("i")});  // the layout, uninterpreted
-  q.assumptions.push_back(le(int_lit(0), ax));
-  q.assumptions.push_back(le(ax, int_lit(2)));
-  auto sel = [&](const std::vector<Term>& p, const std::vector<Term>* c) {
-    auto at = [&](int a) { return c ? add(p[a], (*c)[a]) : p[a]; };
-    return ite(eq(ax, int_lit(0)), at(0), ite(eq(ax, int_lit(1)), at(1), at(2)));
-  };
   const SymReal s = SymReal::var("s");
-  q.assumptions.push_back(lt(real_lit(0), s.term()));
   const Term f = apply("f_mrope", Sort::real(), {to_real(ivar("i"))});  // base^(-2i/d)
-  q.claim = eq(angle_diff(sel(m, nullptr), sel(n, nullptr), s, f),
-               angle_diff(sel(m, &sh), sel(n, &sh), s, f));
-  if (add_query(c, q) == Answer::Proved) {
-    c.notes.push_back(
-        "uses lemma rope.relative-pair and the induction of rope.lift-head-dim "
-        "(each pair's term is shift-invariant under the vector shift)");
+  bool all = true;
+  // axis(i) takes one of three values: one query per value covers every assignment (sectioned,
+  // interleaved, or any other), each pair reading only its own axis's positions.
+  for (int ax = 0; ax < 3; ++ax) {
+    Query q;
+    q.name = std::string("rope.shift.mrope.angle-offset.") + axes[ax];
+    for (int a = 0; a < 3; ++a)
+      for (const Term& p : {m[a], n[a], add(m[a], sh[a]), add(n[a], sh[a])})
+        q.assumptions.push_back(in_range(p, kPosEnd));
+    q.assumptions.push_back(lt(real_lit(0), s.term()));
+    q.claim = eq(angle_diff(m[ax], n[ax], s, f),
+                 angle_diff(add(m[ax], sh[ax]), add(n[ax], sh[ax]), s, f));
+    all = add_query(c, q) == Answer::Proved && all;
+  }
+  if (all) {
+    c.notes.push_back("uses lemma rope.relative-pair and the induction of rope.lift-head-dim "
+                      "(each pair's term is shift-invariant under the vector shift)");
     add_query(c, congruence("rope.shift.mrope.congruence", real_lit(1)));
   }
   finish(c);
