@@ -1,5 +1,5 @@
 // `pecheck classify --kernel LIB.so`: the functions a kernel library exports as classification
-// subjects (spec/README.md CLASSIFY-5), so that the engine's properties — shift invariance, swap
+// subjects (spec/README.md CLASSIFY-9), so that the engine's properties — shift invariance, swap
 // symmetry, softmax-row invariance, additive bias, diagonal — measure what the library's scores
 // are really a function of, with the same shrunk witnesses as for the built-in encodings.
 //

@@ -60,7 +60,7 @@ void register_classify(CLI::App& app, Runner& run) {
       std::unique_ptr<classify::KernelSubjects> ks;
       std::vector<classify::Subject> subjects;
       if (!kernel->empty()) {
-        // A kernel library's own functions (CLASSIFY-5), scored through isolated calls.
+        // A kernel library's own functions (CLASSIFY-9), scored through isolated calls.
         classify::KernelSubjectOptions ko;
         ko.max_position = *max_position;
         ko.rope_class = *rope_class;

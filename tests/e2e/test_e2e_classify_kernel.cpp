@@ -1,4 +1,4 @@
-// `pecheck classify --kernel LIB.so` (spec/README.md CLASSIFY-5): the two axes measured through a
+// `pecheck classify --kernel LIB.so` (spec/README.md CLASSIFY-9): the two axes measured through a
 // library's own exported functions, right in both directions — honest relative kernels are
 // called relative, a "relative" kernel that is secretly position-dependent (dynamic NTK and
 // LongRoPE switches, BLOOM's key-only ALiBi) is named as such with a witness that really breaks
@@ -38,7 +38,7 @@ const nlohmann::json& encoding(const Classified& c, const std::string& name) {
 
 std::string plugin(const std::string& name) { return std::string(PECHECK_CLASSIFY_PLUGINS) + "/lib" + name + ".so"; }
 
-// Clause: CLASSIFY-5 CLASSIFY-4
+// Clause: CLASSIFY-9 CLASSIFY-4
 TEST(ClassifyKernel, HonestExampleKernelsGetTheirEncodingsAxes) {
   const auto c = classify_kernel(example_lib("kernels"));
   ASSERT_EQ(c.proc.exit_code, 0) << c.proc.err << c.proc.out;
@@ -64,7 +64,7 @@ TEST(ClassifyKernel, HonestExampleKernelsGetTheirEncodingsAxes) {
   }
 }
 
-// Clause: CLASSIFY-5
+// Clause: CLASSIFY-9
 TEST(ClassifyKernel, FieldFloat32RopeKernelsAreRelativeWithinTheirAccuracyClass) {
   // ggml's running product and HF's powf angles are float32 kernels with errors growing with
   // the position; the score tolerance is their class's contract, so rounding is not mistaken
@@ -99,17 +99,17 @@ void expect_switch_witness(const std::string& lib, std::int64_t switch_len, bool
   EXPECT_GT(w.at("shrink_steps").get<int>(), 0);
 }
 
-// Clause: CLASSIFY-5 ROPE-SCALE-DYN-2
+// Clause: CLASSIFY-9 ROPE-SCALE-DYN-2
 TEST(ClassifyKernel, DynamicNtkKernelIsPositionDependentAcrossItsSwitch) {
   expect_switch_witness(plugin("rope_dynamic_ntk"), 4096, false);
 }
 
-// Clause: CLASSIFY-5
+// Clause: CLASSIFY-9
 TEST(ClassifyKernel, LongRopeKernelIsPositionDependentAcrossItsSwitch) {
   expect_switch_witness(plugin("rope_longrope_switch"), 4096, true);
 }
 
-// Clause: CLASSIFY-5 ROPE-ATTN-1
+// Clause: CLASSIFY-9 ROPE-ATTN-1
 TEST(ClassifyKernel, TemperatureScaledQueryIsPositionDependentAcrossItsBlocks) {
   const auto c = classify_kernel(plugin("rope_qk_temperature"));
   ASSERT_EQ(c.proc.exit_code, 0) << c.proc.err;
@@ -123,7 +123,7 @@ TEST(ClassifyKernel, TemperatureScaledQueryIsPositionDependentAcrossItsBlocks) {
       << w.dump();
 }
 
-// Clause: CLASSIFY-5 PREC-SOFTMAX-1
+// Clause: CLASSIFY-9 PREC-SOFTMAX-1
 TEST(ClassifyKernel, BloomKeyOnlyAlibiIsPositionDependentButSoftmaxInvariant) {
   const auto c = classify_kernel(example_lib("alibi_bloom_key_only"));
   ASSERT_EQ(c.proc.exit_code, 0) << c.proc.err;
@@ -135,7 +135,7 @@ TEST(ClassifyKernel, BloomKeyOnlyAlibiIsPositionDependentButSoftmaxInvariant) {
   EXPECT_EQ(encoding(c, "kernel:pec_alibi_bias_f32:symmetric").at("depends_on"), "abs-offset");
 }
 
-// Clause: CLASSIFY-5 ABI-GEN-7
+// Clause: CLASSIFY-9 ABI-GEN-7
 TEST(ClassifyKernel, CrashingKernelIsAnErrorNotAClassification) {
   const auto c = classify_kernel(example_lib("alibi_crash"));
   EXPECT_EQ(c.proc.exit_code, 1) << c.proc.out << c.proc.err;
@@ -145,7 +145,7 @@ TEST(ClassifyKernel, CrashingKernelIsAnErrorNotAClassification) {
   for (const auto& e : c.json.at("encodings")) EXPECT_EQ(e.at("family"), "alibi") << "only alibi is exported? " << e.dump();
 }
 
-// Clause: CLASSIFY-5 ABI-GEN-1
+// Clause: CLASSIFY-9 ABI-GEN-1
 TEST(ClassifyKernel, UnloadableLibraryIsAUsageError) {
   const auto p = run_process({pecheck_bin(), "classify", "--kernel", "/nonexistent/libnothing.so"}, kRunTimeoutSeconds);
   EXPECT_EQ(p.exit_code, 2);
