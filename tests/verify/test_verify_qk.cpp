@@ -218,3 +218,26 @@ TEST(VerifyQk, AccuracyKeysOfTheVersion2Schemes) {
   EXPECT_EQ(pecheck::verifier::chosen_class(a, "rope_cached", pecheck::verifier::Storage::F16),
             "reference");
 }
+
+// Clause: ABI-QK-2 ABI-CACHE-2 ABI-CACHE-3 ABI-GEN-1
+// Through dlopen and the fork server: a C plug-in exporting the float32 and bf16 query+key, cached
+// and builder functions passes every check of them (the f16 ones are listed as not exported).
+TEST(VerifyQk, PluginLoadedThroughDlopenPassesEveryCheck) {
+  auto o = vt::options({"rope_qk", "rope_cached", "rope_cache"}, 0.2);
+  o.strict = true;
+  const auto r =
+      pecheck::verify_library(std::string(PECHECK_VERIFY_PLUGINS) + "/libgood_rope_qk.so", o);
+  std::size_t ran = 0;
+  for (const auto& c : r.checks) {
+    if (c.function.find("pec_rope_qk") == std::string::npos &&
+        c.function.find("pec_rope_cache") == std::string::npos) {
+      continue;  // not selected
+    }
+    const bool f16 = c.function.find("_f16") != std::string::npos;
+    EXPECT_EQ(c.status, f16 ? CheckStatus::Skipped : CheckStatus::Pass)
+        << c.name << ": " << c.reason << (c.counterexample ? c.counterexample->message : "");
+    ran += c.status == CheckStatus::Pass;
+  }
+  EXPECT_GT(ran, 50u);
+  EXPECT_EQ(r.exported.size(), 6u);
+}
