@@ -140,6 +140,8 @@ int rope_qk(const pec_rope_qk_args* a, const T* q, const T* k, T* qo, T* ko) {
   for (std::int64_t t = 0; valid && t < a->n_tokens; ++t)
     valid = a->positions[t] >= 0 && a->positions[t] < kPosLimit;
   if (!valid && g_qk_bug != QkBug::NoValidation) return 1;
+  if (g_qk_bug == QkBug::NeoxOnly && (a->layout != 0 || (a->head_dim != 64 && a->head_dim != 128)))
+    return 2;
   double af = a->attn_factor, as = a->attn_factor;
   if (g_qk_bug == QkBug::AttnTwice) af = as = a->attn_factor * a->attn_factor;
   if (g_qk_bug == QkBug::AttnCosOnly) as = 1.0;
@@ -174,6 +176,8 @@ int rope_cached(const pec_rope_cached_args* a, const T* q, const T* k, T* qo, T*
   for (std::int64_t t = 0; valid && t < a->n_tokens; ++t)
     valid = a->positions[t] >= 0 && a->positions[t] < a->cache_positions;
   if (!valid && g_qk_bug != QkBug::NoValidation) return 1;
+  if (g_qk_bug == QkBug::NeoxOnly && (a->layout != 0 || (a->head_dim != 64 && a->head_dim != 128)))
+    return 2;
   const std::int64_t R = a->rotary_dim;
   const Storage cd = a->cache_dtype == PEC_DTYPE_BF16  ? Storage::BF16
                      : a->cache_dtype == PEC_DTYPE_F16 ? Storage::F16

@@ -269,3 +269,22 @@ TEST(VerifyQk, FieldFloat32FormulasPassTheDefaultClasses) {
     EXPECT_GT(c.cases, 0) << c.name;
   }
 }
+
+// Clause: ABI-DOM-1 ABI-DOM-2
+// A kernel that supports NEOX with head_dim 64 and 128 only passes inside its declared domain
+// (the rope.* rules hold for the query+key and cached functions) and fails ABI-GEN-2 without it.
+TEST(VerifyQk, DeclaredRopeDomainHoldsForQueryKeyAndCachedFunctions) {
+  auto o = honest_options(
+      {"rope_qk.oracle", "rope_qk.bf16.shift", "rope_cached.oracle", "rope_cached.f16.inplace"},
+      0.3);
+  o.domain = "rope.layout=neox;rope.head_dim=64,128";
+  const auto in = run_qk(QkBug::NeoxOnly, o);
+  for (const char* n :
+       {"rope_qk.oracle", "rope_qk.bf16.shift", "rope_cached.oracle", "rope_cached.f16.inplace"}) {
+    EXPECT_EQ(vt::check(in, n).status, CheckStatus::Pass) << n;
+  }
+  o.domain.clear();
+  const auto out = run_qk(QkBug::NeoxOnly, o);
+  expect_fail(out, "rope_qk.oracle", {"ABI-GEN-2"});
+  expect_fail(out, "rope_cached.oracle", {"ABI-GEN-2"});
+}
