@@ -365,6 +365,10 @@ VerifyResult run(Executor& ex, const LibraryInfo& info, const VerifyOptions& o, 
   for (const auto& sch : {"rope", "alibi", "sinusoidal"}) {
     res.options.extra.emplace_back(std::string("accuracy.") + sch, chosen_class(o.accuracy, sch));
   }
+  for (const auto& [key, cls] : o.accuracy) {  // a 16-bit function's own class (--accuracy rope.bf16=...)
+    // and the version 2 schemes' (rope_qk, rope_cached, rope_cache)
+    if (key.find('.') != std::string::npos || key.rfind("rope_", 0) == 0) res.options.extra.emplace_back("accuracy." + key, cls);
+  }
   if (o.strict) res.options.extra.emplace_back("strict", "true");
   if (o.only_case >= 0) res.options.extra.emplace_back("case", std::to_string(o.only_case));
   if (o.shard_count > 1) res.options.shard = std::to_string(o.shard_index) + "/" + std::to_string(o.shard_count);

@@ -90,6 +90,13 @@ void rotate(const Dims& d, const T* x, pec_strides sx, T* y, pec_strides sy, Cos
         cs(t, i, &c, &s);
         const double xa = in[static_cast<std::size_t>(ia)], xb = in[static_cast<std::size_t>(ib)];
         double ya = xa * c - xb * s, yb = xb * c + xa * s;
+        if (g_qk_bug == QkBug::FloatField) {  // float products and sums
+          const float fa = static_cast<float>(xa), fb = static_cast<float>(xb);
+          const float fc = static_cast<float>(c), fs = static_cast<float>(s);
+          const float pa = fa * fc, pb = fb * fs, pc = fb * fc, pd = fa * fs;
+          ya = pa - pb;
+          yb = pc + pd;
+        }
         if (per_op) {
           ya = round_in(round_in(xa * c, S) - round_in(xb * s, S), S);
           yb = round_in(round_in(xb * c, S) + round_in(xa * s, S), S);
@@ -115,6 +122,13 @@ double inv_freq(const float* table, double base, std::int64_t i, std::int64_t R)
                : std::pow(base, -2.0 * static_cast<double>(i) / static_cast<double>(R));
 }
 
+// Hugging Face's float32 frequency: 1 / powf(base, 2i / d).
+float float_inv_freq(const float* table, double base, std::int64_t i, std::int64_t R) {
+  if (table) return table[i];
+  return 1.0f /
+         std::pow(static_cast<float>(base), static_cast<float>(2 * i) / static_cast<float>(R));
+}
+
 double bf16_round(double v) { return round_in(v, Storage::BF16); }
 
 template <class T, Storage S>
@@ -126,6 +140,8 @@ int rope_qk(const pec_rope_qk_args* a, const T* q, const T* k, T* qo, T* ko) {
   for (std::int64_t t = 0; valid && t < a->n_tokens; ++t)
     valid = a->positions[t] >= 0 && a->positions[t] < kPosLimit;
   if (!valid && g_qk_bug != QkBug::NoValidation) return 1;
+  if (g_qk_bug == QkBug::NeoxOnly && (a->layout != 0 || (a->head_dim != 64 && a->head_dim != 128)))
+    return 2;
   double af = a->attn_factor, as = a->attn_factor;
   if (g_qk_bug == QkBug::AttnTwice) af = as = a->attn_factor * a->attn_factor;
   if (g_qk_bug == QkBug::AttnCosOnly) as = 1.0;
@@ -136,6 +152,13 @@ int rope_qk(const pec_rope_qk_args* a, const T* q, const T* k, T* qo, T* ko) {
         pos * a->position_scale * inv_freq(a->inv_freq, a->theta_base, i, a->rotary_dim);
     *c = af * std::cos(ang);
     *s = as * std::sin(ang);
+    if (g_qk_bug == QkBug::FloatField) {
+      const float fang = static_cast<float>(a->positions[t]) *
+                         static_cast<float>(a->position_scale) *
+                         float_inv_freq(a->inv_freq, a->theta_base, i, a->rotary_dim);
+      *c = static_cast<float>(af) * std::cos(fang);
+      *s = static_cast<float>(as) * std::sin(fang);
+    }
   };
   const Dims dq{a->n_tokens, a->n_q_heads, a->head_dim, a->rotary_dim, a->layout};
   Dims dk{a->n_tokens, a->n_kv_heads, a->head_dim, a->rotary_dim, a->layout};
@@ -153,6 +176,8 @@ int rope_cached(const pec_rope_cached_args* a, const T* q, const T* k, T* qo, T*
   for (std::int64_t t = 0; valid && t < a->n_tokens; ++t)
     valid = a->positions[t] >= 0 && a->positions[t] < a->cache_positions;
   if (!valid && g_qk_bug != QkBug::NoValidation) return 1;
+  if (g_qk_bug == QkBug::NeoxOnly && (a->layout != 0 || (a->head_dim != 64 && a->head_dim != 128)))
+    return 2;
   const std::int64_t R = a->rotary_dim;
   const Storage cd = a->cache_dtype == PEC_DTYPE_BF16  ? Storage::BF16
                      : a->cache_dtype == PEC_DTYPE_F16 ? Storage::F16
@@ -198,6 +223,13 @@ int rope_cache(const pec_rope_cache_args* a, T* cache) {
     for (std::int64_t i = 0; i < half; ++i) {
       const double ang =
           static_cast<double>(p) * a->position_scale * f[static_cast<std::size_t>(i)];
+      if (g_qk_bug == QkBug::FloatField) {
+        const float fang = static_cast<float>(p) * static_cast<float>(a->position_scale) *
+                           float_inv_freq(a->inv_freq, a->theta_base, i, R);
+        store<T, S>(cache, p * R + i, static_cast<float>(af) * std::cos(fang));
+        store<T, S>(cache, p * R + half + i, static_cast<float>(as) * std::sin(fang));
+        continue;
+      }
       store<T, S>(cache, p * R + i, af * std::cos(ang));
       store<T, S>(cache, p * R + half + i, as * std::sin(ang));
     }

@@ -24,6 +24,9 @@ enum class QkBug {
   Bf16Position,       // qk: the angle from a position rounded to bfloat16
   BatchDependent,     // qk: the last token of an odd-length batch is rounded through float twice
   InPlaceAlias,       // qk: writes y[a] before reading x[a] for y[b] (wrong in place)
+  NeoxOnly,  // qk and cached: rejects GPT-J calls and head_dim outside {64, 128} (a narrow kernel)
+  FloatField,  // not a bug: the field's float32 formulas (powf frequencies, float angle,
+               // cosf/sinf, float attn product and rotation), then one rounding to the storage type
 };
 
 extern QkBug g_qk_bug;

@@ -2,13 +2,13 @@
 // float32 ones, and batch invariance (ABI-BATCH-1), on the in-process kernels of test_kernels.cpp.
 #include <gtest/gtest.h>
 
-#include <algorithm>
-
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "oracle/budget.hpp"
+#include "core/error.hpp"
 #include "verify/checks/accuracy.hpp"
 #include "verify_test_util.hpp"
 
@@ -42,8 +42,8 @@ TEST(Verify16, HonestSixteenBitKernelsPassEveryCheckIncludingStrictAndBatch) {
   EXPECT_TRUE(r.passed()) << failures(r);
   std::size_t ran = 0;
   for (const auto& c : r.checks) {
-    // Only the ten 16-bit variants of the version 1 functions are exported: the checks of every
-    // other function (float32, query+key, cache) are skipped, every one of theirs ran.
+    // The checks of the functions not exported (the float32 ones, the query+key and cache
+    // families) are skipped, every other one ran.
     const bool exported = std::find(r.exported.begin(), r.exported.end(), c.function) != r.exported.end();
     EXPECT_EQ(c.status == CheckStatus::Skipped, !exported) << c.name;
     ran += c.status == CheckStatus::Pass;
@@ -224,6 +224,32 @@ TEST(Verify16, SixteenBitCounterexamplesAreStoredAndReplayed) {
   const auto fixed = pecheck::verify(testk::all16(), o);
   EXPECT_TRUE(fixed.passed()) << failures(fixed);
   fs::remove_all(dir);
+}
+
+}  // namespace
+
+namespace {
+
+// Clause: ABI-STORE-1 (the accuracy class of a 16-bit function: its dtype's rows, chosen per
+// scheme or per function)
+TEST(Verify16, AccuracyClassesArePerStorageType) {
+  using pecheck::verifier::Storage;
+  namespace v = pecheck::verifier;
+  const auto a = v::parse_accuracy("rope.bf16=reference,alibi=powf");
+  EXPECT_EQ(v::chosen_class(a, "rope", Storage::BF16), "reference");
+  EXPECT_EQ(v::chosen_class(a, "rope", Storage::F32), "field");  // the float32 function keeps the default
+  EXPECT_EQ(v::chosen_class(a, "rope", Storage::F16), "field");
+  EXPECT_EQ(v::chosen_class(a, "alibi", Storage::F16), "powf");  // a scheme's class applies to every dtype
+  EXPECT_EQ(v::chosen_class(a, "alibi", Storage::F32), "powf");
+  EXPECT_EQ(v::class_row("rope", "field", Storage::F16).dtype, "f16");
+  EXPECT_THROW(v::parse_accuracy("rope.bf16=nope"), pecheck::UsageError);
+  EXPECT_THROW(v::parse_accuracy("rope.f64=field"), pecheck::UsageError);
+  EXPECT_THROW(v::parse_accuracy("learned.bf16=field"), pecheck::UsageError);
+  // Every float32 class of a scheme has its 16-bit row (spec/budgets.tsv, contracts.md).
+  for (const char* s : {"rope", "alibi", "sinusoidal"}) {
+    EXPECT_EQ(v::accuracy_classes(s, Storage::BF16), v::accuracy_classes(s, Storage::F32)) << s;
+    EXPECT_EQ(v::accuracy_classes(s, Storage::F16), v::accuracy_classes(s, Storage::F32)) << s;
+  }
 }
 
 }  // namespace

@@ -122,6 +122,30 @@ TEST(VerifyLoading, ExportedFunctionsAreListedAndTheOthersSkipped) {
   EXPECT_NE(skipped.reason.find("not exported"), std::string::npos);
 }
 
+// Clause: ABI-GEN-1 ABI-STORE-1 ABI-STORE-2 (the fork server resolves the 16-bit symbols and the
+// worker calls them with their own signatures; a version 2 library sees every gap listed)
+TEST(VerifyLoading, SixteenBitFunctionsAreLoadedAndVerified) {
+  auto o = vt::options({"rope.bf16", "learned.f16"}, 0.3);
+  o.strict = true;
+  const auto r = pecheck::verify_library(kPlugins + "/libgood_sixteen.so", o);
+  EXPECT_TRUE(r.passed()) << [&] {
+    std::string s;
+    for (const auto& c : r.checks)
+      if (c.counterexample) s += c.name + ": " + c.counterexample->message + "\n";
+    return s;
+  }();
+  EXPECT_EQ(r.exported, (std::vector<std::string>{"pec_rope_bf16", "pec_learned_f16"}));
+  EXPECT_EQ(r.missing.size(), static_cast<std::size_t>(pecheck::verifier::kFnCount) - 2);
+  for (const char* name : {"rope.bf16.oracle", "rope.bf16.inplace", "rope.bf16.shift", "rope.bf16.bounds",
+                           "rope.bf16.reject.null", "rope.bf16.batch", "learned.f16.lookup", "learned.f16.written",
+                           "learned.f16.batch"}) {
+    EXPECT_EQ(vt::check(r, name).status, pecheck::report::CheckStatus::Pass) << name;
+    EXPECT_GT(vt::check(r, name).cases, 0) << name;
+  }
+  EXPECT_EQ(vt::check(r, "rope.oracle").status, pecheck::report::CheckStatus::Skipped);
+  EXPECT_NE(vt::check(r, "rope.oracle").reason.find("pec_rope_f32 is not exported"), std::string::npos);
+}
+
 #ifdef PECHECK_BIN
 namespace {
 // Runs the pecheck binary; returns its exit status and its stderr.

@@ -32,12 +32,21 @@ void expect_fail(const pecheck::VerifyResult& r, const std::string& name,
   EXPECT_NE(c.counterexample->reproduce.find("--only " + name), std::string::npos);
 }
 
+// Options for runs of correct kernels: the builder writes up to 2^19 elements per call, which
+// the 0.3 s hang limit of vt::options does not always allow a loaded machine (a kernel that is
+// slow is not the subject here; the hang tests are test_verify_isolation's).
+pecheck::VerifyOptions honest_options(std::vector<std::string> only, double scale) {
+  auto o = vt::options(std::move(only), scale);
+  o.call_timeout_seconds = 5;
+  return o;
+}
+
 }  // namespace
 
 // Clause: ABI-QK-1 ABI-QK-2 ABI-QK-3 ABI-QK-4 ABI-VIEW-1 ABI-VIEW-2 ABI-CACHE-1 ABI-CACHE-2
 // ABI-CACHE-3 Clause: ABI-BATCH-1 ABI-GEN-4 ABI-GEN-5 ABI-GEN-6 ABI-GEN-8 PREC-CACHE-1 PREC-QK-1
 TEST(VerifyQk, HonestKernelsPassEveryCheckInEveryStorageType) {
-  auto o = vt::options({"rope_qk", "rope_cached", "rope_cache"}, 0.25);
+  auto o = honest_options({"rope_qk", "rope_cached", "rope_cache"}, 0.25);
   o.strict = true;  // both rejection tiers and batch invariance
   const auto r = run_qk(QkBug::None, o);
   std::set<std::string> clauses, names;
@@ -217,4 +226,65 @@ TEST(VerifyQk, AccuracyKeysOfTheVersion2Schemes) {
   EXPECT_THROW(parse_accuracy("rope_cached=ggml"), pecheck::UsageError);
   EXPECT_EQ(pecheck::verifier::chosen_class(a, "rope_cached", pecheck::verifier::Storage::F16),
             "reference");
+}
+
+// Clause: ABI-QK-2 ABI-CACHE-2 ABI-CACHE-3 ABI-GEN-1
+// Through dlopen and the fork server: a C plug-in exporting the float32 and bf16 query+key, cached
+// and builder functions passes every check of them (the f16 ones are listed as not exported).
+TEST(VerifyQk, PluginLoadedThroughDlopenPassesEveryCheck) {
+  auto o = honest_options({"rope_qk", "rope_cached", "rope_cache"}, 0.2);
+  o.strict = true;
+  const auto r =
+      pecheck::verify_library(std::string(PECHECK_VERIFY_PLUGINS) + "/libgood_rope_qk.so", o);
+  std::size_t ran = 0;
+  for (const auto& c : r.checks) {
+    if (c.function.find("pec_rope_qk") == std::string::npos &&
+        c.function.find("pec_rope_cache") == std::string::npos) {
+      continue;  // not selected
+    }
+    const bool f16 = c.function.find("_f16") != std::string::npos;
+    EXPECT_EQ(c.status, f16 ? CheckStatus::Skipped : CheckStatus::Pass)
+        << c.name << ": " << c.reason << (c.counterexample ? c.counterexample->message : "");
+    ran += c.status == CheckStatus::Pass;
+  }
+  EXPECT_GT(ran, 50u);
+  EXPECT_EQ(r.exported.size(), 6u);
+}
+
+// Clause: PREC-QK-1 PREC-CACHE-1 ABI-QK-2 ABI-CACHE-2 ABI-CACHE-3
+// The field's float32 formulas (HF: 1/powf(base, 2i/d), float angle, cosf/sinf, the attention
+// factor as a float product, float rotation), rounded once to the storage type, meet the default
+// classes: the attention factor's two extra roundings are inside PREC-QK-1's row.
+TEST(VerifyQk, FieldFloat32FormulasPassTheDefaultClasses) {
+  const auto r =
+      run_qk(QkBug::FloatField,
+             honest_options({"rope_qk.oracle", "rope_qk.bf16.oracle", "rope_qk.f16.oracle",
+                             "rope_qk.shift", "rope_cached.oracle", "rope_cached.bf16.oracle",
+                             "rope_cache.oracle", "rope_cache.f16.oracle"},
+                            1.0));
+  for (const auto& c : r.checks) {
+    if (c.status == CheckStatus::Skipped) continue;
+    EXPECT_EQ(c.status, CheckStatus::Pass)
+        << c.name << ": " << (c.counterexample ? c.counterexample->message : c.reason);
+    EXPECT_GT(c.cases, 0) << c.name;
+  }
+}
+
+// Clause: ABI-DOM-1 ABI-DOM-2
+// A kernel that supports NEOX with head_dim 64 and 128 only passes inside its declared domain
+// (the rope.* rules hold for the query+key and cached functions) and fails ABI-GEN-2 without it.
+TEST(VerifyQk, DeclaredRopeDomainHoldsForQueryKeyAndCachedFunctions) {
+  auto o = honest_options(
+      {"rope_qk.oracle", "rope_qk.bf16.shift", "rope_cached.oracle", "rope_cached.f16.inplace"},
+      0.3);
+  o.domain = "rope.layout=neox;rope.head_dim=64,128";
+  const auto in = run_qk(QkBug::NeoxOnly, o);
+  for (const char* n :
+       {"rope_qk.oracle", "rope_qk.bf16.shift", "rope_cached.oracle", "rope_cached.f16.inplace"}) {
+    EXPECT_EQ(vt::check(in, n).status, CheckStatus::Pass) << n;
+  }
+  o.domain.clear();
+  const auto out = run_qk(QkBug::NeoxOnly, o);
+  expect_fail(out, "rope_qk.oracle", {"ABI-GEN-2"});
+  expect_fail(out, "rope_cached.oracle", {"ABI-GEN-2"});
 }

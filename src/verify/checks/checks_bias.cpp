@@ -142,7 +142,7 @@ std::optional<Failure> eval_alibi_oracle(Ctx& ctx, const AlibiCase& c) {
   const AccuracyTrack& acc = ctx.acc;
   const oracle::Budget& b = acc.row(acc.chosen_index());
   // The bias within the class's budget (k = the head's slope power, PREC-ALIBI-3), then one
-  // rounding of the sum into the float score.
+  // rounding of the sum into the score's format (float32, bf16, f16: ABI-STORE-2).
   const std::int64_t per_head = c.n_q * c.n_k;
   const auto bound_of = [&](const oracle::Budget& row, std::size_t i) {
     const double m = std::max(std::fabs(bias[i]), std::fabs(out[i] - c.scores[i]));

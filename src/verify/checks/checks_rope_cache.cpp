@@ -15,26 +15,29 @@ namespace {
 // ---- the builder (ABI-CACHE-3)
 // ---------------------------------------------------------------------
 
-// Rows judged: all when the cache has at most 8192 (row, pair) angles, else the rows where
-// bugs live (0, 1, 2, powers of two and their neighbours, the last rows) and 32 more spread
-// deterministically over the cache.
+// Rows judged (one MPFR angle per (row, pair): the cost of the check): all when the cache has at
+// most 2048 angles; else, up to 2048 angles' worth (at least 16 rows), the rows where bugs live
+// first -- 0 and the last, 1, 2 and the second-to-last, the powers of two and their neighbours
+// from the largest down (fp16/bf16 positions) -- then rows spread deterministically over the cache.
 std::vector<std::int64_t> builder_rows(const RopeCacheCase& c) {
   std::vector<std::int64_t> rows;
-  const std::int64_t n = c.cache_positions, half = c.rotary_dim / 2;
-  if (n * half <= 8192) {
+  const std::int64_t n = c.cache_positions, half = std::max<std::int64_t>(1, c.rotary_dim / 2);
+  if (n * half <= 2048) {
     for (std::int64_t p = 0; p < n; ++p) rows.push_back(p);
     return rows;
   }
-  for (std::int64_t p : {std::int64_t{0}, std::int64_t{1}, std::int64_t{2}, n - 2, n - 1})
-    rows.push_back(p);
-  for (std::int64_t b = 2; b < n; b *= 2)
-    for (std::int64_t d : {-1, 0, 1}) rows.push_back(b + d);
-  for (std::int64_t k = 1; k <= 32; ++k) rows.push_back((n * k) / 33 + (k % 7));
+  std::vector<std::int64_t> want = {0, n - 1, 1, 2, n - 2};
+  std::int64_t top = 2;
+  while (top * 2 < n) top *= 2;
+  for (std::int64_t b = top; b >= 2; b /= 2)
+    for (std::int64_t d : {1, 0, -1}) want.push_back(b + d);
+  for (std::int64_t k = 1; k <= 32; ++k) want.push_back((n * k) / 33 + (k % 7));
+  const std::size_t limit = static_cast<std::size_t>(std::max<std::int64_t>(16, 2048 / half));
+  for (std::int64_t p : want) {
+    if (rows.size() >= limit) break;
+    if (p >= 0 && p < n && std::find(rows.begin(), rows.end(), p) == rows.end()) rows.push_back(p);
+  }
   std::sort(rows.begin(), rows.end());
-  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
-  rows.erase(
-      std::remove_if(rows.begin(), rows.end(), [n](std::int64_t p) { return p < 0 || p >= n; }),
-      rows.end());
   return rows;
 }
 

@@ -20,9 +20,8 @@
 
 namespace pecheck::verifier {
 
-// Stored corpus cases, declared domains: not defined for the version 2 functions yet (the
-// domain rules of ABI-DOM-1 name the version 1 schemes). A stored entry for these checks is a
-// usage error; every generated case lies inside "the" domain.
+// Stored corpus cases are not defined for the version 2 functions yet: a stored entry for these
+// checks is a usage error. (Declared domains: gen/domain_qk.cpp.)
 void case_from_entry(const CorpusEntry& e, RopeQkCase&) {
   throw UsageError("stored cases for " + e.check + " are not supported");
 }
@@ -32,12 +31,6 @@ void case_from_entry(const CorpusEntry& e, RopeCachedCase&) {
 void case_from_entry(const CorpusEntry& e, RopeCacheCase&) {
   throw UsageError("stored cases for " + e.check + " are not supported");
 }
-void constrain(const Domain&, RopeQkCase&, Rng&) {}
-void constrain(const Domain&, RopeCachedCase&, Rng&) {}
-void constrain(const Domain&, RopeCacheCase&, Rng&) {}
-bool inside(const Domain&, const RopeQkCase&) { return true; }
-bool inside(const Domain&, const RopeCachedCase&) { return true; }
-bool inside(const Domain&, const RopeCacheCase&) { return true; }
 
 namespace {
 

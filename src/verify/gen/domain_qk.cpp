@@ -1,0 +1,121 @@
+// Declared domains (spec/abi.md ABI-DOM-1..3) for the version 2 RoPE functions: the `rope.*` rules
+// of a declaration (layout, head_dim, rotary_dim, inv_freq, max_position) hold for every RoPE
+// function of the library, so pecheck generates query+key, cached and builder calls inside them
+// as it does for pec_rope_*; the builder has no layout or head_dim, so only its rotary_dim,
+// inv_freq and number of rows (positions 0 .. cache_positions - 1) follow the declaration.
+#include <algorithm>
+#include <cmath>
+
+#include "verify/gen/cases_qk.hpp"
+#include "verify/gen/domain.hpp"
+
+namespace pecheck::verifier {
+
+namespace {
+
+template <class T>
+bool allowed(const std::vector<T>& set, T v) {
+  return set.empty() || std::find(set.begin(), set.end(), v) != set.end();
+}
+
+template <class T>
+T pick(const std::vector<T>& set, Rng& r) {
+  return set[static_cast<std::size_t>(r.range(0, static_cast<std::int64_t>(set.size()) - 1))];
+}
+
+// rotary_dim inside the declaration for a head of head_dim lanes (the builder: any head).
+std::int64_t fit_rotary(const Domain& d, std::int64_t rotary, std::int64_t head_dim, Rng& r) {
+  if (d.rope_full_rotary) return head_dim - head_dim % 2;
+  if (!d.rope_rotary_dims.empty() && !allowed(d.rope_rotary_dims, rotary)) {
+    std::vector<std::int64_t> fit;
+    for (auto x : d.rope_rotary_dims)
+      if (x <= head_dim) fit.push_back(x);
+    return fit.empty() ? head_dim - head_dim % 2 : pick(fit, r);
+  }
+  return std::min(rotary, head_dim - head_dim % 2);
+}
+
+template <class C>
+void fix_inv_freq(const Domain& d, C& c, std::int64_t rotary) {
+  if (d.rope_inv_freq && !*d.rope_inv_freq) {
+    c.has_inv_freq = false;
+    c.inv_freq.clear();
+  }
+  if (c.has_inv_freq && c.inv_freq.size() != static_cast<std::size_t>(rotary / 2)) {
+    const std::size_t old = c.inv_freq.size();
+    c.inv_freq.resize(static_cast<std::size_t>(rotary / 2));
+    for (std::size_t i = old; i < c.inv_freq.size(); ++i) {
+      c.inv_freq[i] = static_cast<float>(
+          std::pow(c.theta_base, -2.0 * static_cast<double>(i) / static_cast<double>(rotary)));
+    }
+  }
+}
+
+void constrain_shape(const Domain& d, QkShape& c, Rng& r) {
+  bool resized = false;
+  if (!allowed(d.rope_layouts, c.layout)) c.layout = pick(d.rope_layouts, r);
+  if (!allowed(d.rope_head_dims, c.head_dim))
+    c.head_dim = pick(d.rope_head_dims, r), resized = true;
+  const std::int64_t rd = fit_rotary(d, c.rotary_dim, c.head_dim, r);
+  if (rd != c.rotary_dim) c.rotary_dim = rd, resized = true;
+  if (d.rope_max_position)
+    for (auto& p : c.positions) p = std::min(p, *d.rope_max_position);
+  if (resized) {
+    c.q.resize(static_cast<std::size_t>(c.n_tokens * c.n_q_heads * c.head_dim));
+    c.k.resize(static_cast<std::size_t>(c.n_tokens * c.n_kv_heads * c.head_dim));
+    for (auto* v : {&c.q, &c.k})
+      for (auto& e : *v) e = r.signed_unit();
+  }
+}
+
+bool shape_inside(const Domain& d, const QkShape& c) {
+  if (!allowed(d.rope_layouts, c.layout) || !allowed(d.rope_head_dims, c.head_dim)) return false;
+  if (d.rope_full_rotary && c.rotary_dim != c.head_dim) return false;
+  if (!d.rope_full_rotary && !allowed(d.rope_rotary_dims, c.rotary_dim)) return false;
+  if (d.rope_max_position)
+    for (auto p : c.positions)
+      if (p > *d.rope_max_position) return false;
+  return true;
+}
+
+}  // namespace
+
+void constrain(const Domain& d, RopeQkCase& c, Rng& r) {
+  if (!d.declared) return;
+  constrain_shape(d, c, r);
+  fix_inv_freq(d, c, c.rotary_dim);
+}
+
+void constrain(const Domain& d, RopeCachedCase& c, Rng& r) {
+  if (!d.declared) return;
+  constrain_shape(d, c, r);
+  fix_inv_freq(d, c, c.rotary_dim);  // how pecheck builds the cache: the kernel sees no table
+  if (d.rope_max_position)
+    c.cache_positions = std::min(c.cache_positions, *d.rope_max_position + 1);
+  for (auto& p : c.positions) p = std::min(p, c.cache_positions - 1);
+  fill_cache_rows(c);
+}
+
+void constrain(const Domain& d, RopeCacheCase& c, Rng& r) {
+  if (!d.declared) return;
+  const std::int64_t rd = fit_rotary(d, c.rotary_dim, std::max<std::int64_t>(c.rotary_dim, 256), r);
+  if (!d.rope_full_rotary) c.rotary_dim = rd;
+  fix_inv_freq(d, c, c.rotary_dim);
+  if (d.rope_max_position)
+    c.cache_positions = std::min(c.cache_positions, *d.rope_max_position + 1);
+}
+
+bool inside(const Domain& d, const RopeQkCase& c) {
+  return shape_inside(d, c) && !(d.rope_inv_freq && !*d.rope_inv_freq && c.has_inv_freq);
+}
+bool inside(const Domain& d, const RopeCachedCase& c) {
+  return shape_inside(d, c) &&
+         !(d.rope_max_position && c.cache_positions > *d.rope_max_position + 1);
+}
+bool inside(const Domain& d, const RopeCacheCase& c) {
+  if (!d.rope_full_rotary && !allowed(d.rope_rotary_dims, c.rotary_dim)) return false;
+  if (d.rope_inv_freq && !*d.rope_inv_freq && c.has_inv_freq) return false;
+  return !(d.rope_max_position && c.cache_positions > *d.rope_max_position + 1);
+}
+
+}  // namespace pecheck::verifier
