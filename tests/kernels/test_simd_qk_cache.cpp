@@ -806,6 +806,17 @@ TEST_P(SimdV2, RejectsEveryDomainRuleWithoutWriting) {
     EXPECT_NE(simd::rope_qk(p, PEC_DTYPE_F32, nullptr, q.data(), k.data(), buf.data(), ko.data()),
               0);
     EXPECT_EQ(ko.first_unwritten(), 0);
+    // In place with a different head stride is still in place when there is one head (the
+    // stride is not used); with two heads it is an overlap.
+    pec_rope_qk_args one = valid_qk();
+    one.n_q_heads = one.n_kv_heads = 1;
+    one.q = {D, 0};
+    one.q_out = {D, 5};
+    EXPECT_EQ(simd::rope_qk(p, PEC_DTYPE_F32, &one, buf.data(), k.data(), buf.data(), ko.data()), 0);
+    one.n_q_heads = one.n_kv_heads = 2;
+    one.q = {2 * D, D};
+    one.q_out = {3 * D, D + 1};  // valid on its own, but the same pointer as q
+    EXPECT_NE(simd::rope_qk(p, PEC_DTYPE_F32, &one, buf.data(), k.data(), buf.data(), ko.data()), 0);
     a.n_tokens = 0;
     EXPECT_EQ(simd::rope_qk(p, PEC_DTYPE_F32, &a, nullptr, nullptr, nullptr, nullptr), 0)
         << "zero tokens is valid";
