@@ -11,8 +11,8 @@
 #include <string_view>
 
 #include "core/error.hpp"
-#include "verify/corpus.hpp"
-#include "verify/corpus_cases.hpp"
+#include "verify/corpus/corpus.hpp"
+#include "verify/corpus/corpus_cases.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   using namespace pecheck::verifier;

@@ -24,7 +24,7 @@
 
 #include "bytes.hpp"
 #include "pecheck_kernel.h"
-#include "verify/cases.hpp"
+#include "verify/gen/cases.hpp"
 
 namespace {
 

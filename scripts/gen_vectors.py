@@ -48,7 +48,8 @@ PRECISIONS = [384, 512]
 SELF_AGREEMENT = mpf(10) ** -60
 SLACK = Fraction(1, 2 ** 200)
 DEFAULT_SEED = 12
-FILES = ("rope_angles.tsv", "alibi_slopes.tsv", "t5_buckets.tsv", "sinusoidal.tsv")
+FILES = ("rope_angles.tsv", "alibi_slopes.tsv", "t5_buckets.tsv", "sinusoidal.tsv",
+         "rope_attn_factor.tsv", "llama4_temperature.tsv")
 
 
 
@@ -167,6 +168,46 @@ def sinusoidal_row(c):
     return [mpmath.sin(angle) if lane % 2 == 0 else mpmath.cos(angle)]
 
 
+def mscale(s, mu):
+    """yarn_get_mscale: 1 if s <= 1 else 0.1 mu ln s + 1 (0.1 the real 1/10), s and mu exact."""
+    if s <= 1:
+        return mpf(1)
+    return to_mpf(mu) * mpmath.log(to_mpf(s)) / 10 + 1
+
+
+def attn_factor_row(c):
+    """spec/rope.md ROPE-ATTN-1 from a rope_scaling config."""
+    t = c["rope_type"]
+    if t not in ("default", "linear", "dynamic", "ntk", "llama3", "yarn", "longrope"):
+        raise BadInput("unknown rope_type %r" % t)
+    s, given = exact(c["factor"]), exact(c["attention_factor"])
+    mu, mu_all = exact(c["mscale"]), exact(c["mscale_all_dim"])
+    orig, top = integer(c["original_max"]), integer(c["max_position"])
+    if t not in ("yarn", "longrope"):
+        return [mpf(1)]
+    if given > 0:
+        return [to_mpf(given)]
+    if t == "yarn":
+        if mu != 0 and mu_all != 0:
+            return [mscale(s, mu) / mscale(s, mu_all)]
+        return [mscale(s, 1)]
+    if orig < 2 or top < 1:
+        raise BadInput("outside the domain of the longrope factor")
+    ratio = Fraction(top, orig)
+    if ratio <= 1:
+        return [mpf(1)]
+    return [mpmath.sqrt(1 + mpmath.log(to_mpf(ratio)) / mpmath.log(orig))]
+
+
+def llama4_temperature_row(c):
+    """spec/rope.md ROPE-L4-3: ln(floor((p + 1)/floor_scale) + 1) attn_scale + 1, exactly."""
+    p, fs, a = integer(c["position"]), exact(c["floor_scale"]), exact(c["attn_scale"])
+    if p < 0 or fs <= 0 or a < 0:
+        raise BadInput("outside the domain of the temperature")
+    k = (Fraction(p + 1) / fs).numerator // (Fraction(p + 1) / fs).denominator  # exact floor
+    return [mpmath.log(k + 1) * to_mpf(a) + 1]
+
+
 SPECS = {
     "rope_angles.tsv": (["position", "position_scale", "base", "rotary_dim", "i"],
                         ["theta", "cos_theta", "sin_theta"], rope_row),
@@ -174,6 +215,10 @@ SPECS = {
     "t5_buckets.tsv": (["num_buckets", "max_distance", "bidirectional", "relative"],
                        ["bucket", "ambiguous"], t5_row),
     "sinusoidal.tsv": (["position", "d_model", "base", "lane"], ["value"], sinusoidal_row),
+    "rope_attn_factor.tsv": (["rope_type", "factor", "attention_factor", "mscale", "mscale_all_dim",
+                              "original_max", "max_position"], ["attn_factor"], attn_factor_row),
+    "llama4_temperature.tsv": (["position", "floor_scale", "attn_scale"], ["tau"],
+                               llama4_temperature_row),
 }
 
 

@@ -4,7 +4,7 @@
 
 #include "pecheck_kernel.h"
 
-int pec_abi_version(void) { return PEC_ABI_VERSION + 41; }
+int pec_abi_version(void) { return 42; }
 
 int pec_learned_f32(const struct pec_learned_args* a, float* out) {
   (void)a;

@@ -143,6 +143,7 @@ ClaimResult run_claim(const Claim& claim) {
 std::vector<Claim> all_claims() {
   std::vector<Claim> out;
   add_rope_claims(out);
+  add_family_claims(out);
   add_sinusoidal_claims(out);
   add_bias_claims(out);
   add_index_claims(out);

@@ -6,7 +6,7 @@
 #include <boost/multiprecision/mpfr.hpp>
 
 #include "classify/generators.hpp"
-#include "reference/score_model.hpp"
+#include "reference/score_family.hpp"
 #include "reference/tolerance.hpp"
 
 namespace pecheck::props {
@@ -217,6 +217,90 @@ std::vector<double> mp_rope_inv_freq(const reference::RopeConfig& cfg, std::int6
 
 double mp_rope_attention_factor(const reference::RopeConfig& cfg) {
   return static_cast<double>(reference::rope_attention_factor<MP>(cfg));
+}
+
+namespace {
+MP max_of(const std::vector<MP>& f) {
+  MP m = 0;
+  for (const auto& x : f)
+    if (x > m) m = x;
+  return m;
+}
+}  // namespace
+
+MpCompare mp_longrope_shift(const reference::LongRopeConfig& cfg, const ModelDraw& d,
+                            std::int64_t m, std::int64_t n, std::int64_t c) {
+  const MpModel md = make_model(d, cfg.head_dim);
+  const MP a = reference::longrope_attention_factor<MP>(cfg);
+  auto val = [&](std::int64_t x, std::int64_t y) {
+    const auto f = reference::longrope_inv_freq<MP>(cfg, std::max(x, y) + 1);
+    const MP phi = MP(std::max(x, y)) * MP(cfg.position_scale) * max_of(f);
+    return Val{reference::score_longrope<MP>(cfg, md.proj, md.xq, md.xk, x, y),
+               magnitude(md, md.xq, md.xk, a, phi, MP(0))};
+  };
+  return compare(val(m, n), val(m + c, n + c));
+}
+
+MpCompare mp_llama4_rope_shift(const reference::Llama4Config& cfg, const ModelDraw& d,
+                               std::int64_t m, std::int64_t n, std::int64_t c) {
+  const MpModel md = make_model(d, cfg.rope.head_dim);
+  const auto f = reference::rope_inv_freq<MP>(cfg.rope);
+  auto val = [&](std::int64_t x, std::int64_t y) {
+    const MP phi = MP(std::max(x, y)) * MP(cfg.rope.position_scale) * max_of(f);
+    const MP v = reference::score_llama4<MP>(cfg, true, md.proj, md.xq, md.xk, x, y);
+    if (!cfg.use_qk_norm) return Val{v, magnitude(md, md.xq, md.xk, MP(1), phi, MP(0))};
+    // ROPE-L4-4: norm product head_dim, D + head_dim
+    using std::abs;
+    const MP hd = MP(cfg.rope.head_dim);
+    const MP D = MP(md.proj.w_q.rows()) + MP(2) * hd;
+    return Val{v, abs(md.proj.scale) * (phi + D + MP(2)) * hd};
+  };
+  return compare(val(m, n), val(m + c, n + c));
+}
+
+MpCompare mp_mrope_shift(const reference::MropeConfig& cfg, const ModelDraw& d,
+                         const reference::MropePosition& m, const reference::MropePosition& n,
+                         const reference::MropePosition& c) {
+  const MpModel md = make_model(d, cfg.head_dim);
+  const auto f = reference::mrope_inv_freq<MP>(cfg);
+  auto add = [](const reference::MropePosition& p, const reference::MropePosition& q) {
+    return reference::MropePosition{p.t + q.t, p.h + q.h, p.w + q.w};
+  };
+  auto val = [&](const reference::MropePosition& x, const reference::MropePosition& y) {
+    std::int64_t top = 0;
+    for (int a = 0; a < 3; ++a) top = std::max({top, x.axis(a), y.axis(a)});
+    const MP phi = MP(top) * MP(cfg.position_scale) * max_of(f);
+    return Val{reference::score_mrope<MP>(cfg, md.proj, md.xq, md.xk, x, y),
+               magnitude(md, md.xq, md.xk, MP(1), phi, MP(0))};
+  };
+  return compare(val(m, n), val(add(m, c), add(n, c)));
+}
+
+MpCompare mp_mla_shift(const reference::MlaConfig& cfg, const ModelDraw& d, std::int64_t m,
+                       std::int64_t n, std::int64_t c) {
+  MpModel md = make_model(d, cfg.qk_head_dim());
+  md.proj.scale = reference::mla_softmax_scale<MP>(cfg);  // the scale the score uses
+  const auto f = reference::rope_inv_freq<MP>(cfg.rope);
+  MP a = reference::rope_attention_factor<MP>(cfg.rope);
+  if (a < MP(1)) a = MP(1);  // the non-rotary part carries no factor
+  auto val = [&](std::int64_t x, std::int64_t y) {
+    const MP phi = MP(std::max(x, y)) * MP(cfg.rope.position_scale) * max_of(f);
+    return Val{reference::score_mla<MP>(cfg, md.proj, md.xq, md.xk, x, y),
+               magnitude(md, md.xq, md.xk, a, phi, MP(0))};
+  };
+  return compare(val(m, n), val(m + c, n + c));
+}
+
+std::vector<double> mp_longrope_inv_freq(const reference::LongRopeConfig& cfg,
+                                         std::int64_t seq_len) {
+  std::vector<double> out;
+  for (const auto& x : reference::longrope_inv_freq<MP>(cfg, seq_len))
+    out.push_back(static_cast<double>(x));
+  return out;
+}
+
+double mp_rope_attn_factor(const reference::AttnFactorConfig& cfg) {
+  return static_cast<double>(reference::rope_attn_factor<MP>(cfg));
 }
 
 }  // namespace pecheck::props

@@ -9,6 +9,7 @@
 
 #include "reference/alibi.hpp"
 #include "reference/rope.hpp"
+#include "reference/rope_family.hpp"
 #include "reference/sinusoidal.hpp"
 #include "reference/t5.hpp"
 
@@ -57,5 +58,21 @@ MpCompare mp_alibi_softmax_row(reference::AlibiMode mode, std::int64_t n_heads, 
 // the double/float reference against a higher-precision evaluation).
 std::vector<double> mp_rope_inv_freq(const reference::RopeConfig& cfg, std::int64_t seq_len);
 double mp_rope_attention_factor(const reference::RopeConfig& cfg);
+
+// The RoPE family (spec/rope.md, issue 14), s(m, n) against s(m + c, n + c) in 100-digit MPFR.
+MpCompare mp_longrope_shift(const reference::LongRopeConfig& cfg, const ModelDraw& md,
+                            std::int64_t m, std::int64_t n, std::int64_t c);
+// A Llama 4 RoPE layer (chunked attention, qk-norm): magnitude per ROPE-L4-4.
+MpCompare mp_llama4_rope_shift(const reference::Llama4Config& cfg, const ModelDraw& md,
+                               std::int64_t m, std::int64_t n, std::int64_t c);
+// M-RoPE with a shift vector c (one component per axis).
+MpCompare mp_mrope_shift(const reference::MropeConfig& cfg, const ModelDraw& md,
+                         const reference::MropePosition& m, const reference::MropePosition& n,
+                         const reference::MropePosition& c);
+MpCompare mp_mla_shift(const reference::MlaConfig& cfg, const ModelDraw& md, std::int64_t m,
+                       std::int64_t n, std::int64_t c);
+std::vector<double> mp_longrope_inv_freq(const reference::LongRopeConfig& cfg,
+                                         std::int64_t seq_len);
+double mp_rope_attn_factor(const reference::AttnFactorConfig& cfg);
 
 }  // namespace pecheck::props

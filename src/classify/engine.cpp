@@ -1,6 +1,8 @@
 // The property runs and the shrinking of CLASSIFY-1..3.
 #include "classify/engine.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -189,8 +191,11 @@ PropertyRun run_softmax_row_property(const Subject& s, const EngineOptions& o) {
     std::vector<Score> a(K), b(K);
     double t = 0;
     for (int j = 0; j < K; ++j) {
-      a[j] = inst.score(v[0], v[2 + j]);
-      b[j] = inst.score(v[0] + v[1], v[2 + j] + v[1]);
+      // Keys of two contents (odd j: the instance's other content), so a row whose logits all
+      // carry one content cannot pass by being uniform (NoPE with temperature tuning).
+      const Scorer& sc = j % 2 == 0 ? inst.score : inst.score_other_content;
+      a[j] = sc(v[0], v[2 + j]);
+      b[j] = sc(v[0] + v[1], v[2 + j] + v[1]);
       t = std::max(t, reference::shift_tolerance<double>(a[j].magnitude + b[j].magnitude));
     }
     auto softmax = [&](std::vector<Score>& z) {
@@ -296,6 +301,29 @@ PropertyRun run_additive_bias_property(const Subject& s, const EngineOptions& o)
   return run;
 }
 
+PropertyRun run_logit_scale_property(const Subject& s, const EngineOptions& o) {
+  PropertyRun run{"logit-scale", 0, std::nullopt};
+  for (std::int64_t i = 0; i < o.applied_cases; ++i) {
+    Rng r(case_seed(o.seed, 12, i));
+    const std::uint64_t iseed = r.next();
+    const std::int64_t m1 = gen_position(r, s.max_position), m2 = gen_position(r, s.max_position);
+    const std::int64_t n1 = r.range(0, m1), n2 = r.range(0, m2);
+    ++run.cases;
+    const Instance inst = s.instance(iseed);
+    const Score a1 = inst.score(m1, n1), b1 = inst.score_other_content(m1, n1);
+    const Score a2 = inst.score(m2, n2), b2 = inst.score_other_content(m2, n2);
+    // s_A(p1) s_B(p2) = s_A(p2) s_B(p1): the contents' ratio does not depend on the positions.
+    const double x = a1.value * b2.value, y = a2.value * b1.value;
+    const double tol = reference::shift_tolerance<double>(
+        a1.magnitude * std::fabs(b2.value) + b2.magnitude * std::fabs(a1.value) +
+        a2.magnitude * std::fabs(b1.value) + b1.magnitude * std::fabs(a2.value));
+    if (std::isfinite(x) && std::isfinite(y) && std::fabs(x - y) <= tol) continue;
+    run.witness = pair_witness(run.property, iseed, inst, m1, n1, m2, n2, x, y, tol);
+    return run;
+  }
+  return run;
+}
+
 PropertyRun run_diagonal_property(const Subject& s, const EngineOptions& o) {
   PropertyRun run{"diagonal", 0, std::nullopt};
   for (std::int64_t i = 0; i < o.applied_cases; ++i) {
@@ -313,35 +341,279 @@ PropertyRun run_diagonal_property(const Subject& s, const EngineOptions& o) {
   return run;
 }
 
+namespace {
+
+// Keys at or before the query (no causal mask hides them): n in [0, m], near m half the time.
+std::int64_t draw_key_at_or_before(Rng& r, std::int64_t m) {
+  if (r.coin(2)) return std::max<std::int64_t>(0, m - r.range(0, 600));
+  return r.range(0, m);
+}
+
+// CLASSIFY-7's mask probe: every sampled key after its query is masked (-inf).
+bool causally_masked(const Subject& s, const EngineOptions& o) {
+  if (s.max_position < 2) return false;
+  for (std::int64_t i = 0; i < 64; ++i) {
+    Rng r(case_seed(o.seed, 11, i));
+    const Instance inst = s.instance(r.next());
+    const std::int64_t m = gen_position(r, s.max_position - 1);
+    const std::int64_t n = r.range(m + 1, s.max_position - 1);
+    const double v = inst.score(m, n).value;
+    if (!(std::isinf(v) && v < 0)) return false;
+  }
+  return true;
+}
+
+std::string pos3(const Position3& p) { return fmt::format("({},{},{})", p[0], p[1], p[2]); }
+
+}  // namespace
+
+PropertyRun run_position_free_property(const Subject& s, const EngineOptions& o) {
+  PropertyRun run{"position-free", 0, std::nullopt};
+  for (std::int64_t i = 0; i < o.applied_cases; ++i) {
+    Rng r(case_seed(o.seed, 6, i));
+    const std::uint64_t iseed = r.next();
+    const std::int64_t m1 = gen_position(r, s.max_position), m2 = gen_position(r, s.max_position);
+    const std::int64_t n1 = draw_key_at_or_before(r, m1), n2 = draw_key_at_or_before(r, m2);
+    ++run.cases;
+    const Instance inst = s.instance(iseed);
+    const Score a = inst.score(m1, n1), b = inst.score(m2, n2);
+    double tol = 0;
+    if (scores_agree(a, b, &tol)) continue;
+    run.witness = pair_witness(run.property, iseed, inst, m1, n1, m2, n2, a.value, b.value, tol);
+    return run;
+  }
+  return run;
+}
+
+PropertyRun run_vector_shift_property(const Subject& s, const EngineOptions& o) {
+  PropertyRun run{"vector-shift", 0, std::nullopt};
+  const std::int64_t max = s.max_position;
+  // v = [m_t, m_h, m_w, n_t, n_h, n_w, c_t, c_h, c_w]
+  auto at = [](const std::vector<std::int64_t>& v, int base) {
+    return Position3{v[base], v[base + 1], v[base + 2]};
+  };
+  auto valid = [&](const std::vector<std::int64_t>& v) {
+    bool moved = false;
+    for (int a = 0; a < 3; ++a) {
+      if (!in_range(v[a], max) || !in_range(v[3 + a], max) || !in_range(v[a] + v[6 + a], max) ||
+          !in_range(v[3 + a] + v[6 + a], max))
+        return false;
+      moved = moved || v[6 + a] != 0;
+    }
+    return moved;
+  };
+  for (std::int64_t i = 0; i < o.shift_cases; ++i) {
+    Rng r(case_seed(o.seed, 7, i));
+    const std::uint64_t iseed = r.next();
+    std::vector<std::int64_t> v(9);
+    for (int a = 0; a < 3; ++a) {
+      draw_pair(r, max, v[a], v[3 + a]);
+      v[6 + a] = r.coin(4) ? 0 : gen_shift(r, v[a], v[3 + a], max);
+    }
+    ++run.cases;
+    if (!valid(v)) continue;
+    const Instance inst = s.instance(iseed);
+    if (!inst.score3) return run;
+    auto shifted = [&](const std::vector<std::int64_t>& x, int base) {
+      return Position3{x[base] + x[6], x[base + 1] + x[7], x[base + 2] + x[8]};
+    };
+    auto fails = [&](const std::vector<std::int64_t>& x) {
+      return !scores_agree(inst.score3(at(x, 0), at(x, 3)),
+                           inst.score3(shifted(x, 0), shifted(x, 3)));
+    };
+    if (!fails(v)) continue;
+    Witness w;
+    w.property = run.property;
+    w.instance_seed = iseed;
+    w.config = inst.config;
+    w.shrink_steps =
+        shrink(v, std::vector<bool>(9, false),
+               {true, true, true, true, true, true, false, false, false}, valid, fails);
+    const Score a = inst.score3(at(v, 0), at(v, 3)), b = inst.score3(shifted(v, 0), shifted(v, 3));
+    scores_agree(a, b, &w.tolerance);
+    w.m1 = v[0];
+    w.n1 = v[3];
+    w.m2 = v[0] + v[6];
+    w.n2 = v[3] + v[6];
+    w.s1 = a.value;
+    w.s2 = b.value;
+    w.detail = fmt::format("s({}, {}) = {:.17g} but s({}, {}) = {:.17g} (shift {})", pos3(at(v, 0)),
+                           pos3(at(v, 3)), a.value, pos3(shifted(v, 0)), pos3(shifted(v, 3)),
+                           b.value, pos3(at(v, 6)));
+    run.witness = w;
+    return run;
+  }
+  return run;
+}
+
+PropertyRun run_regime_shift_property(const Subject& s, const EngineOptions& o) {
+  PropertyRun run{"regime-shift", 0, std::nullopt};
+  for (std::int64_t i = 0; i < o.shift_cases; ++i) {
+    Rng r(case_seed(o.seed, 8, i));
+    const std::uint64_t iseed = r.next();
+    std::int64_t m, n;
+    draw_pair(r, s.max_position, m, n);
+    std::int64_t c = gen_shift(r, m, n, s.max_position);
+    ++run.cases;
+    if (c == 0) continue;
+    const Instance inst = s.instance(iseed);
+    if (!inst.regime) return run;
+    auto keeps = [&](std::int64_t a, std::int64_t b, std::int64_t k) {
+      return inst.regime(a, b) == inst.regime(a + k, b + k);
+    };
+    if (!keeps(m, n, c)) {  // the largest simpler shift that keeps the regime, if any
+      std::int64_t kept = 0;
+      for (std::int64_t k : shrink_toward(c, 0))
+        if (k != 0 && keeps(m, n, k)) kept = k;
+      if (kept == 0) continue;
+      c = kept;
+    }
+    auto valid = [&](const std::vector<std::int64_t>& x) {
+      return x[2] != 0 && in_range(x[0], s.max_position) && in_range(x[1], s.max_position) &&
+             in_range(x[0] + x[2], s.max_position) && in_range(x[1] + x[2], s.max_position) &&
+             keeps(x[0], x[1], x[2]);
+    };
+    auto fails = [&](const std::vector<std::int64_t>& x) {
+      return !scores_agree(inst.score(x[0], x[1]), inst.score(x[0] + x[2], x[1] + x[2]));
+    };
+    std::vector<std::int64_t> v{m, n, c};
+    if (!fails(v)) continue;
+    Witness w;
+    w.property = run.property;
+    w.instance_seed = iseed;
+    w.config = inst.config;
+    w.shrink_steps = shrink(v, {false, false, true}, {true, true, false}, valid, fails);
+    w.m1 = v[0];
+    w.n1 = v[1];
+    w.m2 = v[0] + v[2];
+    w.n2 = v[1] + v[2];
+    const Score a = inst.score(w.m1, w.n1), b = inst.score(w.m2, w.n2);
+    scores_agree(a, b, &w.tolerance);
+    w.s1 = a.value;
+    w.s2 = b.value;
+    run.witness = w;
+    return run;
+  }
+  return run;
+}
+
+namespace {
+// One position fixed, the other drawn twice (keys never after their query).
+PropertyRun one_position_free(const Subject& s, const EngineOptions& o, bool key_free) {
+  PropertyRun run{key_free ? "key-free" : "query-free", 0, std::nullopt};
+  for (std::int64_t i = 0; i < o.applied_cases; ++i) {
+    Rng r(case_seed(o.seed, key_free ? 9 : 10, i));
+    const std::uint64_t iseed = r.next();
+    std::int64_t m1, n1, m2, n2;
+    if (key_free) {
+      m1 = m2 = gen_position(r, s.max_position);
+      n1 = draw_key_at_or_before(r, m1);
+      n2 = draw_key_at_or_before(r, m1);
+    } else {
+      n1 = n2 = gen_position(r, s.max_position);
+      m1 = r.coin(2) ? std::min(s.max_position - 1, n1 + r.range(0, 600))
+                     : r.range(n1, s.max_position - 1);
+      m2 = r.range(n1, s.max_position - 1);
+    }
+    ++run.cases;
+    const Instance inst = s.instance(iseed);
+    const Score a = inst.score(m1, n1), b = inst.score(m2, n2);
+    double tol = 0;
+    if (scores_agree(a, b, &tol)) continue;
+    run.witness = pair_witness(run.property, iseed, inst, m1, n1, m2, n2, a.value, b.value, tol);
+    return run;
+  }
+  return run;
+}
+}  // namespace
+
+PropertyRun run_key_free_property(const Subject& s, const EngineOptions& o) {
+  return one_position_free(s, o, true);
+}
+PropertyRun run_query_free_property(const Subject& s, const EngineOptions& o) {
+  return one_position_free(s, o, false);
+}
+
 Classification classify(const Subject& s, const EngineOptions& o) {
   Classification c;
   c.name = s.name;
   c.family = s.family;
+  // CLASSIFY-7: no position at all (NoPE): neither axis applies.
+  PropertyRun free = run_position_free_property(s, o);
+  c.cases += free.cases;
+  if (!free.witness) {
+    c.applied_at = "none";
+    c.depends_on = "none";
+    c.function_of = causally_masked(s, o)
+                        ? "neither position (the causal mask, -inf for n > m, adds order only)"
+                        : "neither position";
+    c.evidence.push_back(std::move(free));
+    PropertyRun sm = run_softmax_row_property(s, o);
+    c.cases += sm.cases;
+    c.softmax_row_invariant = !sm.witness.has_value();
+    c.evidence.push_back(std::move(sm));
+    return c;
+  }
+  c.evidence.push_back(std::move(free));
   // CLASSIFY-4: where the position enters, from runs.
   PropertyRun additive = run_additive_bias_property(s, o);
   c.cases += additive.cases;
+  std::optional<PropertyRun> diag, scale;
   if (!additive.witness) {
     c.applied_at = "logits";
   } else {
-    PropertyRun diag = run_diagonal_property(s, o);
-    c.cases += diag.cases;
-    c.applied_at = diag.witness ? "input" : "qk-rotation";
-    c.evidence.push_back(std::move(diag));
+    diag = run_diagonal_property(s, o);
+    c.cases += diag->cases;
+    c.applied_at = diag->witness ? "input" : "qk-rotation";
+    if (diag->witness) {  // CLASSIFY-8: a position-dependent factor on the logit?
+      scale = run_logit_scale_property(s, o);
+      c.cases += scale->cases;
+      if (!scale->witness) c.applied_at = "logit-scale";
+    }
   }
-  c.evidence.insert(c.evidence.begin(), std::move(additive));
-  PropertyRun shift = run_shift_property(s, o);
+  c.evidence.push_back(std::move(additive));
+  if (diag) c.evidence.push_back(std::move(*diag));
+  if (scale) c.evidence.push_back(std::move(*scale));
+  // CLASSIFY-1 / CLASSIFY-5: the shift (a vector of per-axis shifts for 3-axis positions).
+  PropertyRun shift = s.axes == 3 ? run_vector_shift_property(s, o) : run_shift_property(s, o);
   c.cases += shift.cases;
   c.witness = shift.witness;
   if (shift.witness) {
     c.depends_on = "positions";
+    c.evidence.push_back(shift);
+    // CLASSIFY-6: offset-only within a regime?
+    if (!s.regime_function_of.empty()) {
+      PropertyRun rs = run_regime_shift_property(s, o);
+      c.cases += rs.cases;
+      if (!rs.witness) c.function_of = s.regime_function_of;
+      c.evidence.push_back(std::move(rs));
+    }
+    // CLASSIFY-7: one position only?
+    if (c.function_of.empty()) {
+      PropertyRun kf = run_key_free_property(s, o);
+      c.cases += kf.cases;
+      const bool key_free = !kf.witness;
+      c.evidence.push_back(std::move(kf));
+      bool query_free = false;
+      if (!key_free) {
+        PropertyRun qf = run_query_free_property(s, o);
+        c.cases += qf.cases;
+        query_free = !qf.witness;
+        c.evidence.push_back(std::move(qf));
+      }
+      c.function_of = key_free     ? "m only (the query's absolute position)"
+                      : query_free ? "n only (the key's absolute position)"
+                                   : "m and n";
+    }
   } else {
     PropertyRun swap = run_swap_property(s, o);
     c.cases += swap.cases;
     c.depends_on = swap.witness ? "offset" : "abs-offset";
+    c.function_of =
+        s.axes == 3 ? "the offset vector (Δt, Δh, Δw)" : (swap.witness ? "n - m" : "|n - m|");
     c.evidence.push_back(shift);
     c.evidence.push_back(std::move(swap));
   }
-  if (shift.witness) c.evidence.push_back(std::move(shift));
   PropertyRun sm = run_softmax_row_property(s, o);
   c.cases += sm.cases;
   c.softmax_row_invariant = !sm.witness.has_value();

@@ -7,6 +7,7 @@
 // Nothing is looked up in a table: a broken subject gets a different verdict.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -24,6 +25,10 @@ struct Score {
 
 using Scorer = std::function<Score(std::int64_t m, std::int64_t n)>;
 
+// Positions with several axes (M-RoPE's (t, h, w), spec/rope.md ROPE-MROPE-1).
+using Position3 = std::array<std::int64_t, 3>;
+using Scorer3 = std::function<Score(const Position3& m, const Position3& n)>;
+
 // One random model instance of an encoding: its score function and a one-line description of
 // the drawn configuration (dimensions, parameters), printed with witnesses.
 struct Instance {
@@ -32,6 +37,13 @@ struct Instance {
   // score reacts to a change of content tells where the position enters (CLASSIFY-4).
   Scorer score_other_content;
   std::string config;
+  // Subjects with 3-axis positions (Subject::axes == 3): the score at (t, h, w) positions; the
+  // 1-D `score` is then the text-token score, t = h = w (ROPE-MROPE-4).
+  Scorer3 score3;
+  // Optional regime of a pair (CLASSIFY-6): LongRoPE's factor table, Llama 4's chunk
+  // membership. When the shift property fails, a second one draws only shifts that keep the
+  // regime; if it holds, the score is offset-only within a regime.
+  std::function<std::int64_t(std::int64_t m, std::int64_t n)> regime;
 };
 
 struct Subject {
@@ -40,11 +52,19 @@ struct Subject {
   std::int64_t max_position = std::int64_t{1} << 31;  // positions lie in [0, max_position)
   // A fresh random model instance (embeddings, projections, tables, config) for a seed.
   std::function<Instance(std::uint64_t instance_seed)> instance;
+  // 3: positions are (t, h, w) triples and the shift property shifts each axis by its own
+  // amount (CLASSIFY-5); 1: scalar positions.
+  int axes = 1;
+  // Non-empty when the instances define a regime (Instance::regime, CLASSIFY-6): what the
+  // score is a function of when the regime-shift property holds.
+  std::string regime_function_of;
 };
 
 // A concrete counterexample to a property, after shrinking.
 struct Witness {
-  std::string property;  // "shift", "swap", "softmax-row", "additive-bias" or "diagonal"
+  // "shift", "swap", "softmax-row", "additive-bias", "diagonal", "position-free",
+  // "regime-shift", "key-free", "query-free" or "vector-shift", "logit-scale"
+  std::string property;
   std::uint64_t instance_seed = 0;
   std::string config;           // the instance's configuration
   std::int64_t m1 = 0, n1 = 0;  // first pair (query, key)
@@ -52,6 +72,7 @@ struct Witness {
   double s1 = 0, s2 = 0;        // scores (softmax-row: the probabilities that differ)
   double tolerance = 0;
   int shrink_steps = 0;
+  std::string detail;  // vector-shift: the (t, h, w) positions and shift; else empty
 };
 
 struct PropertyRun {
@@ -61,8 +82,13 @@ struct PropertyRun {
 };
 
 struct Classification {
-  std::string name, family, applied_at;
-  std::string depends_on;  // positions | offset | abs-offset
+  std::string name, family;
+  std::string applied_at;  // input | qk-rotation | logits | logit-scale | none
+  std::string depends_on;  // positions | offset | abs-offset | none
+  // What the score is a function of, in words derived from the runs (CLASSIFY-5..7):
+  // "n - m", "|n - m|", "(Δt, Δh, Δw)", "n - m within one <regime>", "m only", "n only",
+  // "m and n", "neither position".
+  std::string function_of;
   bool softmax_row_invariant = false;
   std::int64_t cases = 0;          // total cases over all properties run
   std::optional<Witness> witness;  // the shift-invariance witness (null when invariant)
@@ -86,6 +112,19 @@ PropertyRun run_softmax_row_property(const Subject& s, const EngineOptions& o);
 PropertyRun run_additive_bias_property(const Subject& s, const EngineOptions& o);
 // CLASSIFY-4: s(m, m) independent of m (query and key rotated alike cancel).
 PropertyRun run_diagonal_property(const Subject& s, const EngineOptions& o);
+// CLASSIFY-8: s_A(m1,n1) s_B(m2,n2) = s_A(m2,n2) s_B(m1,n1) for two contents A, B: the position
+// only multiplies the logit by a content-independent factor (Llama 4's temperature tuning).
+PropertyRun run_logit_scale_property(const Subject& s, const EngineOptions& o);
+// CLASSIFY-7: s(m1, n1) = s(m2, n2) for every two unmasked pairs (n <= m): no position at all.
+PropertyRun run_position_free_property(const Subject& s, const EngineOptions& o);
+// CLASSIFY-5: s(m, n) = s(m + c, n + c) with a shift vector c of one component per axis.
+PropertyRun run_vector_shift_property(const Subject& s, const EngineOptions& o);
+// CLASSIFY-6: the shift property over shifts that keep Subject::regime.
+PropertyRun run_regime_shift_property(const Subject& s, const EngineOptions& o);
+// CLASSIFY-7: s(m, n) = s(m, n') (key-free) / s(m, n) = s(m', n) (query-free) over unmasked
+// pairs: the score depends on one position only.
+PropertyRun run_key_free_property(const Subject& s, const EngineOptions& o);
+PropertyRun run_query_free_property(const Subject& s, const EngineOptions& o);
 
 Classification classify(const Subject& s, const EngineOptions& o);
 

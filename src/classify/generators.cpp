@@ -1,6 +1,7 @@
 #include "classify/generators.hpp"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <numbers>
 
@@ -138,6 +139,78 @@ reference::RopeConfig gen_rope_config(Rng& r, reference::RopeScaling kind,
   s.yarn_truncate = !r.coin(4);
   s.low_freq_factor = r.coin(2) ? 1.0 : r.uniform(0.5, 2.0);
   s.high_freq_factor = r.coin(2) ? 4.0 : s.low_freq_factor + r.uniform(0.5, 8.0);
+  return c;
+}
+
+reference::LongRopeConfig gen_longrope_config(Rng& r) {
+  reference::LongRopeConfig c;
+  const RotaryDims dims = gen_rotary_dims(r, r.coin(3));
+  c.head_dim = dims.head_dim;
+  c.rotary_dim = dims.rotary_dim;
+  c.layout = r.coin(4) ? reference::RopeLayout::Gptj : reference::RopeLayout::Neox;
+  c.base = r.coin(2) ? 10000.0 : r.uniform(1.5, 2.0e6);
+  c.position_scale = r.coin(3) ? r.uniform(0.125, 4.0) : 1.0;
+  const auto half = static_cast<std::size_t>(c.rotary_dim / 2);
+  double lam = 1.0;
+  for (std::size_t i = 0; i < half; ++i) {
+    c.short_factor.push_back(r.uniform(1.0, 3.0));
+    lam = std::min(64.0, lam * r.uniform(1.0, 1.6));  // long factors grow with i, as in Phi-3
+    c.long_factor.push_back(lam);
+  }
+  c.original_max_position_embeddings = std::int64_t{1} << r.range(9, 17);
+  c.max_position_embeddings = c.original_max_position_embeddings * r.range(1, 64);
+  if (r.coin(4)) c.attention_factor = r.uniform(0.5, 2.0);
+  return c;
+}
+
+reference::Llama4Config gen_llama4_config(Rng& r) {
+  reference::Llama4Config c;
+  c.rope = gen_rope_config(r, reference::RopeScaling::Llama3, reference::RopeLayout::Gptj, false);
+  c.attention_chunk_size = r.coin(2) ? 8192 : r.range(2, 8192);
+  c.floor_scale = r.coin(2) ? 8192.0 : static_cast<double>(r.range(2, 8192));
+  c.attn_scale = r.coin(2) ? 0.1 : r.uniform(0.01, 1.0);
+  c.use_qk_norm = !r.coin(4);
+  return c;
+}
+
+reference::MropeConfig gen_mrope_config(Rng& r, reference::MropeLayout layout) {
+  reference::MropeConfig c;
+  c.layout = layout;
+  if (r.coin(3)) {  // the shipped configs
+    c.head_dim = c.rotary_dim = 128;
+    c.section = layout == reference::MropeLayout::Sectioned
+                    ? std::array<std::int64_t, 3>{16, 24, 24}
+                    : std::array<std::int64_t, 3>{24, 20, 20};
+    c.base = layout == reference::MropeLayout::Sectioned ? 1.0e6 : 5.0e6;
+    return c;
+  }
+  static constexpr std::int64_t kHalf[] = {3, 4, 8, 12, 16, 32, 64};
+  const std::int64_t half = kHalf[r.range(0, std::size(kHalf) - 1)];
+  c.head_dim = c.rotary_dim = 2 * half;
+  if (layout == reference::MropeLayout::Sectioned) {
+    const std::int64_t a = r.range(0, half), b = r.range(0, half - a);
+    c.section = {a, b, half - a - b};
+  } else {
+    const std::int64_t h = r.range(0, half / 3), w = r.range(0, half / 3);
+    c.section = {half - h - w, h, w};
+  }
+  c.base = r.coin(2) ? 10000.0 : r.uniform(1.5, 5.0e6);
+  c.position_scale = r.coin(3) ? r.uniform(0.125, 4.0) : 1.0;
+  return c;
+}
+
+reference::MlaConfig gen_mla_config(Rng& r) {
+  reference::MlaConfig c;
+  static constexpr std::int64_t kNope[] = {0, 2, 16, 128};
+  static constexpr std::int64_t kRope[] = {2, 8, 16, 64};
+  c.qk_nope_head_dim = kNope[r.range(0, 3)];
+  c.qk_rope_head_dim = kRope[r.range(0, 3)];
+  c.rope = gen_rope_config(r, reference::RopeScaling::Yarn, reference::RopeLayout::Gptj, false);
+  c.rope.head_dim = c.rope.rotary_dim = c.qk_rope_head_dim;
+  static constexpr double kMscale[][2] = {{1.0, 1.0}, {0.707, 1.0}, {1.0, 0.0}, {0.0, 0.0}};
+  const auto& ms = kMscale[r.range(0, 3)];
+  c.rope.scaling.yarn_mscale = ms[0];
+  c.rope.scaling.yarn_mscale_all_dim = ms[1];
   return c;
 }
 

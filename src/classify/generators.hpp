@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "reference/rope.hpp"
+#include "reference/rope_family.hpp"
 #include "reference/t5.hpp"
 
 namespace pecheck::classify {
@@ -68,6 +69,13 @@ RotaryDims gen_rotary_dims(Rng& r, bool partial);
 // values production models use).
 reference::RopeConfig gen_rope_config(Rng& r, reference::RopeScaling kind,
                                       reference::RopeLayout layout, bool partial);
+
+// Configs of the RoPE family (spec/rope.md, issue 14), drawn around the shipped defaults
+// (Phi-3 LongRoPE, Llama 4, Qwen2-VL / Qwen3-VL, DeepSeek V3) and beyond them.
+reference::LongRopeConfig gen_longrope_config(Rng& r);
+reference::Llama4Config gen_llama4_config(Rng& r);
+reference::MropeConfig gen_mrope_config(Rng& r, reference::MropeLayout layout);
+reference::MlaConfig gen_mla_config(Rng& r);
 
 // A valid T5 config (num_buckets 4..128, max_distance above max_exact up to 4096).
 reference::T5Config gen_t5_config(Rng& r, bool bidirectional);

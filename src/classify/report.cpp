@@ -24,7 +24,8 @@ nlohmann::json witness_json(const Witness& w) {
           {"offset", w.n1 - w.m1},
           {"shift", w.m2 - w.m1},
           {"tolerance", number(w.tolerance)},
-          {"shrink_steps", w.shrink_steps}};
+          {"shrink_steps", w.shrink_steps},
+          {"detail", w.detail.empty() ? nlohmann::json(nullptr) : nlohmann::json(w.detail)}};
 }
 
 }  // namespace
@@ -43,6 +44,7 @@ nlohmann::json to_json(const std::vector<Classification>& cs, std::uint64_t seed
                    {"family", c.family},
                    {"applied_at", c.applied_at},
                    {"depends_on", c.depends_on},
+                   {"function_of", c.function_of},
                    {"softmax_row_invariant", c.softmax_row_invariant},
                    {"cases", c.cases},
                    {"witness", c.witness ? witness_json(*c.witness) : nlohmann::json(nullptr)},
@@ -53,7 +55,7 @@ nlohmann::json to_json(const std::vector<Classification>& cs, std::uint64_t seed
 
 std::string to_table(const std::vector<Classification>& cs, std::uint64_t seed) {
   std::string out =
-      fmt::format("{:<22} {:<11} {:<12} {:<10} {:<8} {:>6}  {}\n", "encoding", "family",
+      fmt::format("{:<24} {:<11} {:<12} {:<10} {:<8} {:>6}  {}\n", "encoding", "family",
                   "applied_at", "depends_on", "softmax", "cases", "evidence / witness");
   for (const auto& c : cs) {
     std::string ev;
@@ -62,12 +64,17 @@ std::string to_table(const std::vector<Classification>& cs, std::uint64_t seed) 
       ev += fmt::format("{} {}", p.property, p.witness ? "FAILS" : "holds");
     }
     out +=
-        fmt::format("{:<22} {:<11} {:<12} {:<10} {:<8} {:>6}  {}\n", c.name, c.family, c.applied_at,
+        fmt::format("{:<24} {:<11} {:<12} {:<10} {:<8} {:>6}  {}\n", c.name, c.family, c.applied_at,
                     c.depends_on, c.softmax_row_invariant ? "yes" : "no", c.cases, ev);
-    if (c.witness) {
+    if (c.function_of != "n - m" && c.function_of != "|n - m|") {
+      out += fmt::format("{:<24}   score is a function of: {}\n", "", c.function_of);
+    }
+    if (c.witness && !c.witness->detail.empty()) {
+      out += fmt::format("{:<24}   witness: {} ({})\n", "", c.witness->detail, c.witness->config);
+    } else if (c.witness) {
       const Witness& w = *c.witness;
       out += fmt::format(
-          "{:<22}   witness: s({},{}) = {:.17g} but s({},{}) = {:.17g} (offset {}, shift {}; {})\n",
+          "{:<24}   witness: s({},{}) = {:.17g} but s({},{}) = {:.17g} (offset {}, shift {}; {})\n",
           "", w.m1, w.n1, w.s1, w.m2, w.n2, w.s2, w.n1 - w.m1, w.m2 - w.m1, w.config);
     }
   }

@@ -2,13 +2,15 @@
 // function of a random model instance, built on the reference score model in double.
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <array>
 #include <cmath>
 #include <memory>
 #include <string>
 
 #include "classify/engine.hpp"
 #include "classify/generators.hpp"
-#include "reference/score_model.hpp"
+#include "reference/score_family.hpp"
 
 namespace pecheck::classify {
 
@@ -215,6 +217,207 @@ Subject rope_subject(std::string name, reference::RopeScaling kind, reference::R
   return s;
 }
 
+// ROPE-LONG-*: Phi-3-style LongRoPE. Regime: the factor table (short / long) of the pair.
+Subject longrope_subject() {
+  Subject s;
+  s.name = "rope-longrope";
+  s.family = "rope";
+  s.regime_function_of =
+      "n - m within one factor table (short: max(m,n)+1 <= original_max, long beyond)";
+  s.instance = [](std::uint64_t seed) {
+    Rng r(seed);
+    const reference::LongRopeConfig c = gen_longrope_config(r);
+    auto md = std::make_shared<Model>(make_model(r, r.range(2, 16), c.head_dim));
+    const double a = reference::longrope_attention_factor<double>(c);
+    Instance in;
+    in.config = fmt::format(
+        "head_dim={} rotary_dim={} layout={} base={} position_scale={} original_max={} "
+        "max_position={} attention_factor={}",
+        c.head_dim, c.rotary_dim, reference::to_string(c.layout), c.base, c.position_scale,
+        c.original_max_position_embeddings, c.max_position_embeddings, a);
+    auto fn = [c, a](const Model& mdl, std::int64_t m, std::int64_t n) {
+      const double v = reference::score_longrope<double>(c, mdl.proj, mdl.xq, mdl.xk, m, n);
+      const auto f = reference::longrope_inv_freq<double>(c, std::max(m, n) + 1);
+      const double fmax = *std::max_element(f.begin(), f.end());
+      const double phi = static_cast<double>(std::max(m, n)) * c.position_scale * fmax;
+      return Score{v, magnitude(mdl, mdl.xq, mdl.xk, a, phi, 0.0)};
+    };
+    in.score = [fn, md](std::int64_t m, std::int64_t n) { return fn(*md, m, n); };
+    auto other = std::make_shared<Model>(with_other_content(*md, r));
+    in.score_other_content = [fn, other](std::int64_t m, std::int64_t n) {
+      return fn(*other, m, n);
+    };
+    in.regime = [c](std::int64_t m, std::int64_t n) {
+      return std::int64_t{reference::longrope_uses_long(c, std::max(m, n) + 1)};
+    };
+    return in;
+  };
+  return s;
+}
+
+// ROPE-L4-2 / -4: a RoPE layer (chunked attention). Regime: whether m and n share a chunk.
+Subject llama4_rope_subject() {
+  Subject s;
+  s.name = "llama4-rope-chunked";
+  s.family = "rope";
+  s.regime_function_of =
+      "n - m while m and n share a chunk of attention_chunk_size (masked, -inf, across chunks)";
+  s.instance = [](std::uint64_t seed) {
+    Rng r(seed);
+    const reference::Llama4Config c = gen_llama4_config(r);
+    auto md = std::make_shared<Model>(make_model(r, r.range(2, 16), c.rope.head_dim));
+    Instance in;
+    in.config =
+        fmt::format("head_dim={} base={} llama3 factor={} chunk={} qk_norm={}", c.rope.head_dim,
+                    c.rope.base, c.rope.scaling.factor, c.attention_chunk_size, c.use_qk_norm);
+    auto fn = [c](const Model& mdl, std::int64_t m, std::int64_t n) {
+      const double v = reference::score_llama4<double>(c, true, mdl.proj, mdl.xq, mdl.xk, m, n);
+      const auto f = reference::rope_inv_freq<double>(c.rope);
+      const double fmax = *std::max_element(f.begin(), f.end());
+      const double phi = static_cast<double>(std::max(m, n)) * c.rope.position_scale * fmax;
+      if (!c.use_qk_norm) return Score{v, magnitude(mdl, mdl.xq, mdl.xk, 1.0, phi, 0.0)};
+      // ROPE-L4-4: normalised q and k have norm <= sqrt(head_dim); the mean of squares adds
+      // head_dim terms to the dot-product length.
+      const double hd = static_cast<double>(c.rope.head_dim);
+      const double D = static_cast<double>(mdl.proj.w_q.rows()) + 2.0 * hd;
+      return Score{v, std::fabs(mdl.proj.scale) * (phi + D + 2.0) * hd};
+    };
+    in.score = [fn, md](std::int64_t m, std::int64_t n) { return fn(*md, m, n); };
+    auto other = std::make_shared<Model>(with_other_content(*md, r));
+    in.score_other_content = [fn, other](std::int64_t m, std::int64_t n) {
+      return fn(*other, m, n);
+    };
+    const std::int64_t C = c.attention_chunk_size;
+    in.regime = [C](std::int64_t m, std::int64_t n) { return std::int64_t{m / C == n / C}; };
+    return in;
+  };
+  return s;
+}
+
+// ROPE-L4-3: a NoPE layer with attention temperature tuning (causal, full attention).
+Subject llama4_nope_subject() {
+  Subject s;
+  s.name = "llama4-nope-temperature";
+  s.family = "nope";
+  s.instance = [](std::uint64_t seed) {
+    Rng r(seed);
+    const reference::Llama4Config c = gen_llama4_config(r);
+    auto md = std::make_shared<Model>(make_model(r, r.range(2, 16), c.rope.head_dim));
+    Instance in;
+    in.config = fmt::format("head_dim={} floor_scale={} attn_scale={}", c.rope.head_dim,
+                            c.floor_scale, c.attn_scale);
+    auto fn = [c](const Model& mdl, std::int64_t m, std::int64_t n) {
+      const double v = reference::score_llama4<double>(c, false, mdl.proj, mdl.xq, mdl.xk, m, n);
+      const double tau = reference::llama4_attn_temperature<double>(c, m);
+      return Score{v, magnitude(mdl, mdl.xq, mdl.xk, std::sqrt(tau), 0.0, 0.0)};
+    };
+    in.score = [fn, md](std::int64_t m, std::int64_t n) { return fn(*md, m, n); };
+    auto other = std::make_shared<Model>(with_other_content(*md, r));
+    in.score_other_content = [fn, other](std::int64_t m, std::int64_t n) {
+      return fn(*other, m, n);
+    };
+    return in;
+  };
+  return s;
+}
+
+// ROPE-NOPE-1: no positional term, causal mask.
+Subject nope_subject() {
+  Subject s;
+  s.name = "nope";
+  s.family = "nope";
+  s.instance = [](std::uint64_t seed) {
+    Rng r(seed);
+    auto md = std::make_shared<Model>(make_model(r, r.range(2, 12), r.range(2, 16)));
+    Instance in;
+    in.config =
+        fmt::format("d_model={} head_dim={} causal", md->proj.w_q.rows(), md->proj.w_q.cols());
+    auto fn = [](const Model& mdl, std::int64_t m, std::int64_t n) {
+      const double v = reference::score_nope<double>(mdl.proj, mdl.xq, mdl.xk, m, n, true);
+      return Score{v, magnitude(mdl, mdl.xq, mdl.xk, 1.0, 0.0, 0.0)};
+    };
+    in.score = [fn, md](std::int64_t m, std::int64_t n) { return fn(*md, m, n); };
+    auto other = std::make_shared<Model>(with_other_content(*md, r));
+    in.score_other_content = [fn, other](std::int64_t m, std::int64_t n) {
+      return fn(*other, m, n);
+    };
+    return in;
+  };
+  return s;
+}
+
+// ROPE-MROPE-*: 3-axis positions; the 1-D score is the text tokens' (t = h = w).
+Subject mrope_subject(reference::MropeLayout layout) {
+  Subject s;
+  s.name = layout == reference::MropeLayout::Sectioned ? "mrope-qwen2-vl" : "mrope-qwen3-vl";
+  s.family = "rope";
+  s.axes = 3;
+  s.instance = [layout](std::uint64_t seed) {
+    Rng r(seed);
+    const reference::MropeConfig c = gen_mrope_config(r, layout);
+    auto md = std::make_shared<Model>(make_model(r, r.range(2, 16), c.head_dim));
+    Instance in;
+    in.config = fmt::format("head_dim={} base={} position_scale={} mrope_section=[{},{},{}] {}",
+                            c.head_dim, c.base, c.position_scale, c.section[0], c.section[1],
+                            c.section[2], reference::to_string(c.layout));
+    auto fn = [c](const Model& mdl, const Position3& m, const Position3& n) {
+      const reference::MropePosition pm{m[0], m[1], m[2]}, pn{n[0], n[1], n[2]};
+      const double v = reference::score_mrope<double>(c, mdl.proj, mdl.xq, mdl.xk, pm, pn);
+      const auto f = reference::mrope_inv_freq<double>(c);
+      const double fmax = *std::max_element(f.begin(), f.end());
+      std::int64_t top = 0;
+      for (int a = 0; a < 3; ++a) top = std::max({top, m[a], n[a]});
+      const double phi = static_cast<double>(top) * c.position_scale * fmax;
+      return Score{v, magnitude(mdl, mdl.xq, mdl.xk, 1.0, phi, 0.0)};
+    };
+    in.score3 = [fn, md](const Position3& m, const Position3& n) { return fn(*md, m, n); };
+    in.score = [fn, md](std::int64_t m, std::int64_t n) {
+      return fn(*md, Position3{m, m, m}, Position3{n, n, n});
+    };
+    auto other = std::make_shared<Model>(with_other_content(*md, r));
+    in.score_other_content = [fn, other](std::int64_t m, std::int64_t n) {
+      return fn(*other, Position3{m, m, m}, Position3{n, n, n});
+    };
+    return in;
+  };
+  return s;
+}
+
+// ROPE-MLA-*: DeepSeek's decoupled RoPE (rope slice of one head, YaRN, mscale softmax scale).
+Subject mla_subject() {
+  Subject s;
+  s.name = "rope-mla-deepseek";
+  s.family = "rope";
+  s.instance = [](std::uint64_t seed) {
+    Rng r(seed);
+    const reference::MlaConfig c = gen_mla_config(r);
+    const double ms[2] = {c.rope.scaling.yarn_mscale, c.rope.scaling.yarn_mscale_all_dim};
+    auto md = std::make_shared<Model>(make_model(r, r.range(2, 16), c.qk_head_dim()));
+    md->proj.scale = reference::mla_softmax_scale<double>(c);  // the scale the score uses
+    const double a = reference::rope_attention_factor<double>(c.rope);
+    Instance in;
+    in.config = fmt::format(
+        "qk_nope_head_dim={} qk_rope_head_dim={} base={} yarn factor={} original_max={} "
+        "mscale={} mscale_all_dim={}",
+        c.qk_nope_head_dim, c.qk_rope_head_dim, c.rope.base, c.rope.scaling.factor,
+        c.rope.scaling.original_max_positions, ms[0], ms[1]);
+    auto fn = [c, a](const Model& mdl, std::int64_t m, std::int64_t n) {
+      const double v = reference::score_mla<double>(c, mdl.proj, mdl.xq, mdl.xk, m, n);
+      const auto f = reference::rope_inv_freq<double>(c.rope);
+      const double fmax = *std::max_element(f.begin(), f.end());
+      const double phi = static_cast<double>(std::max(m, n)) * c.rope.position_scale * fmax;
+      return Score{v, magnitude(mdl, mdl.xq, mdl.xk, std::max(a, 1.0), phi, 0.0)};
+    };
+    in.score = [fn, md](std::int64_t m, std::int64_t n) { return fn(*md, m, n); };
+    auto other = std::make_shared<Model>(with_other_content(*md, r));
+    in.score_other_content = [fn, other](std::int64_t m, std::int64_t n) {
+      return fn(*other, m, n);
+    };
+    return in;
+  };
+  return s;
+}
+
 }  // namespace
 
 std::vector<Subject> builtin_subjects() {
@@ -240,6 +443,14 @@ std::vector<Subject> builtin_subjects() {
   v.push_back(alibi_subject(AlibiMode::Symmetric));
   v.push_back(alibi_subject(AlibiMode::Causal));
   v.push_back(alibi_subject(AlibiMode::BloomKeyOnly));
+  // The RoPE family as 2025-26 models ship it (issue 14).
+  v.push_back(longrope_subject());
+  v.push_back(llama4_rope_subject());
+  v.push_back(llama4_nope_subject());
+  v.push_back(nope_subject());
+  v.push_back(mrope_subject(reference::MropeLayout::Sectioned));
+  v.push_back(mrope_subject(reference::MropeLayout::Interleaved));
+  v.push_back(mla_subject());
   return v;
 }
 

@@ -2,7 +2,7 @@
 //
 //   pecheck verify --kernel PATH.so [--report DIR] [--junit FILE] [--seed N]
 //                  [--budget-seconds S] [--max-position N] [--contract logits|softmax]
-//                  [--only CHECK]... [--format text|json]
+//                  [--only CHECK]... [--format text|json] [--jobs N]
 //
 // Exit status: 0 every check passed, 1 a counterexample was found (or a check could not
 // decide, or the time cap cut one short: incomplete), 2 bad usage or a library that cannot be
@@ -18,7 +18,7 @@
 #include "core/error.hpp"
 #include "report/json.hpp"
 #include "report/write.hpp"
-#include "verify/accuracy.hpp"
+#include "verify/checks/accuracy.hpp"
 #include "verify/shard.hpp"
 #include "verify/verify.hpp"
 
@@ -37,6 +37,7 @@ struct VerifyArgs {
   std::vector<std::string> only;
   std::string format = "text";
   double call_timeout = VerifyOptions{}.call_timeout_seconds;
+  int jobs = VerifyOptions{}.jobs;
   std::string corpus;      // CI gate (README "CI gate"): failure corpus,
   std::string shard;       // I/N split,
   bool no_regressions = false;  // and the shipped regression vectors
@@ -54,6 +55,7 @@ int run_verify(const VerifyArgs& a) {
   o.contract = a.contract;
   o.only = a.only;
   o.call_timeout_seconds = a.call_timeout;
+  o.jobs = a.jobs;
   o.kernel_label = a.kernel;
   o.corpus_dir = a.corpus;
   o.regressions = !a.no_regressions;
@@ -113,10 +115,16 @@ void register_verify(CLI::App& app, Runner& run) {
       ->check(CLI::Range(std::int64_t{1}, (std::int64_t{1} << 31) - 1));
   sub->add_option("--contract", args->contract, "logits (default) or softmax (per-row constants allowed)")
       ->check(CLI::IsMember({"logits", "softmax"}));
-  sub->add_option("--only", args->only, "run only CHECK (a name like rope.oracle, a scheme like rope, or .reject)");
+  sub->add_option("--only", args->only,
+                  "run only CHECK (a name like rope.oracle or rope.bf16.oracle, a scheme like rope, or a family like "
+                  ".reject; naming .batch runs the batch-invariance checks without --strict)");
   sub->add_option("--format", args->format, "stdout format: text or json")->check(CLI::IsMember({"text", "json"}));
   sub->add_option("--call-timeout", args->call_timeout, "seconds one kernel call may take before it counts as a hang")
       ->check(CLI::PositiveNumber);
+  sub->add_option("--jobs", args->jobs,
+                  "parallel lanes sharing the one loaded library, each running one function's checks at a time "
+                  "(default 4; 1 = one after another); cases and verdicts do not depend on it")
+      ->check(CLI::Range(1, 64));
   sub->add_option("--corpus", args->corpus,
                   "failure corpus DIR: replay its cases first, store every new counterexample there");
   sub->add_option("--shard", args->shard, "run shard I of N (I/N, 0-based): N runners cover one run");
@@ -124,10 +132,12 @@ void register_verify(CLI::App& app, Runner& run) {
   sub->add_option("--accuracy", args->accuracy,
                   "accuracy class judged by the oracle and shift checks: CLASS for every scheme that has it, or "
                   "scheme=CLASS[,scheme=CLASS] (rope: accurate, reference, fma, powf, ggml, field; alibi: reference, "
-                  "powf, field; sinusoidal: accurate, reference, field). Default: field");
+                  "powf, field; sinusoidal: accurate, reference, field), or scheme.dtype=CLASS for one 16-bit "
+                  "function (rope.bf16=reference). Default: field");
   sub->add_flag("--strict", args->strict,
                 "ABI conformance mode for library authors: also require the argument-hygiene rejections (tier B of "
-                "spec/abi.md: NULL arrays, non-finite scalars, sizes and positions outside the domain)");
+                "spec/abi.md: NULL arrays, non-finite scalars, sizes and positions outside the domain) and batch "
+                "invariance (ABI-BATCH-1: bit-identical outputs whatever the batch)");
   sub->add_option("--case", args->only_case, "run only case index I of each selected check (a worst-case replay)")
       ->check(CLI::NonNegativeNumber);
   sub->add_option("--domain", args->domain,

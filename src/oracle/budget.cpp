@@ -60,19 +60,23 @@ std::vector<Budget> parse_table(std::string_view text) {
   std::string line;
   int n = 0;
   bool header = false;
+  std::size_t columns = 15;
   while (std::getline(in, line)) {
     ++n;
     if (line.empty() || line[0] == '#') continue;
     auto f = split_tabs(line);
     if (!header) {
       header = true;  // the column names; checked by tests/oracle against the documented order
-      if (f.size() != 15 || f[0] != "scheme") {
+      // 15 columns, or 16 with the optional trailing c_result (absent in a row = 0).
+      if ((f.size() != 15 && !(f.size() == 16 && f[15] == "c_result")) || f[0] != "scheme") {
         throw std::logic_error("spec/budgets.tsv: unexpected header");
       }
+      columns = f.size();
       continue;
     }
-    if (f.size() != 15) {
-      throw std::logic_error("spec/budgets.tsv line " + std::to_string(n) + ": expected 15 columns");
+    if (f.size() != 15 && f.size() != columns) {
+      throw std::logic_error("spec/budgets.tsv line " + std::to_string(n) + ": expected 15 or " +
+                             std::to_string(columns) + " columns");
     }
     Budget b;
     b.scheme = f[0];
@@ -91,6 +95,10 @@ std::vector<Budget> parse_table(std::string_view text) {
     b.max_position = static_cast<std::int64_t>(parse_number(f[12], n));
     b.clause = f[13];
     b.note = f[14];
+    if (f.size() == 16) {
+      b.c_result = parse_number(f[15], n);
+      b.has_result_column = true;
+    }
     rows.push_back(std::move(b));
   }
   return rows;
@@ -105,7 +113,8 @@ double Budget::bound(const BudgetInputs& in) const {
   const double rel = (c_const + c_kconst * k) * format_info(arith).unit_roundoff +
                      (c_angle + c_kangle * k + c_logb * lf) * th * format_info(angle_fmt).unit_roundoff +
                      c_out * format_info(storage).unit_roundoff;
-  return m * rel + c_floor * format_info(storage).min_subnormal;
+  return m * rel + c_result * format_info(storage).unit_roundoff * std::fabs(in.result) +
+         c_floor * format_info(storage).min_subnormal;
 }
 
 double Budget::units(double abs_error, const BudgetInputs& in) const {

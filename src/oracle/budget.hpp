@@ -5,7 +5,7 @@
 // may have against the exact value (derivations: spec/contracts.md, PREC-*):
 //
 //   bound = M * ((c_const + c_kconst k) u(arith) + (c_angle + c_kangle k + c_logb L) |theta| u(angle)
-//                + c_out u(dtype)) + c_floor * min_subnormal(dtype)
+//                + c_out u(dtype)) + c_result u(dtype) |y| + c_floor * min_subnormal(dtype)
 //
 // with u(F) = 2^-precision(F) the unit roundoff and the inputs
 //   M      magnitude: RoPE |xa| + |xb|; ALiBi |exact bias|; sinusoidal 1;
@@ -14,6 +14,9 @@
 //   k      RoPE/sinusoidal: the pair index i (a running product's error grows with it);
 //          ALiBi: the power k of the slope's base (repeated-powf slopes); 0 elsewhere.
 //   L      |ln f_i| of the pair's frequency (the exponent rounding of powf-style formulas).
+//   |y|    the exact result's magnitude (`result`): the one rounding of a result into the storage
+//          type, relative to the result rather than to M (rope_cached, PREC-CACHE-1). The column
+//          c_result is optional in the file (a row without it has c_result = 0).
 // A row with c_kconst = c_kangle = c_logb = 0 ignores k and L: callers that do not know them
 // get the tightest reading of such rows (never a looser one).
 // Tests and the command line read budgets only through this accessor: no tolerance literals.
@@ -34,6 +37,7 @@ struct BudgetInputs {
   double angle = 0.0;
   double index = 0.0;     // k: RoPE/sinusoidal pair index i; ALiBi slope power (PREC-ALIBI-3)
   double log_freq = 0.0;  // L = |ln f_i| of the pair's frequency (ln(base) 2i/d), RoPE/sinusoidal
+  double result = 0.0;    // |y|: the exact result's magnitude (rows with c_result, PREC-CACHE-1)
 };
 
 struct Budget {
@@ -45,6 +49,8 @@ struct Budget {
   Format angle_fmt = Format::F32;  // format the angle is formed in
   double c_const = 0, c_angle = 0, c_out = 0, c_floor = 0;
   double c_kconst = 0, c_kangle = 0, c_logb = 0;  // per k and per L terms (see the top)
+  double c_result = 0;             // per |y| term (see the top); 0 when the row has no such column
+  bool has_result_column = false;  // the row gives c_result (16 columns)
   std::int64_t max_position = 0;  // domain: positions in [0, max_position]
   std::string clause;             // contract clause in spec/contracts.md
   std::string note;

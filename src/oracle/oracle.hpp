@@ -23,6 +23,13 @@
 
 namespace pecheck::reference {
 struct RopeConfig;  // src/reference/rope.hpp
+// src/reference/rope_family.hpp
+struct AttnFactorConfig;
+struct LongRopeConfig;
+struct Llama4Config;
+struct MropeConfig;
+struct MropePosition;
+struct MlaConfig;
 }
 
 namespace pecheck::oracle {
@@ -139,6 +146,31 @@ struct AngleDecimal {
   std::string angle, cos, sin;
 };
 AngleDecimal rope_angle_decimal(const AngleQuery& q, int digits);
+
+// ---------------------------------------------------------------------------------------------
+// The RoPE family (spec/rope.md, "The RoPE family"; ROPE-ORACLE-1). Each value is the
+// reference formula (src/reference/rope_family.hpp) evaluated in MPFR: `exact` within 2^-104
+// relative, `rounded` correctly rounded to every format (values that are exactly a double --
+// 1, a given attention_factor -- are rounded exactly).
+
+struct ExactScalar {
+  DoubleDouble exact;
+  Rounded rounded;
+};
+
+// ROPE-ATTN-1: the attention factor of a rope_scaling config.
+ExactScalar rope_attn_factor_exact(const reference::AttnFactorConfig& c);
+// ROPE-LONG-1: LongRoPE's f_i = base^(-2i/d) / lambda_i for the table of seq_len.
+std::vector<InvFreq> longrope_inv_freq_exact(const reference::LongRopeConfig& c,
+                                             std::int64_t seq_len);
+// ROPE-L4-3: Llama 4's temperature tau(p) = ln(floor((p+1)/floor_scale) + 1) attn_scale + 1.
+ExactScalar llama4_attn_temperature_exact(const reference::Llama4Config& c, std::int64_t p);
+// ROPE-MLA-3: DeepSeek's softmax scale qk_head_dim^-1/2 mscale(s, mscale_all_dim)^2.
+ExactScalar mla_softmax_scale_exact(const reference::MlaConfig& c);
+// ROPE-MROPE-1: the rotated pair i of an M-RoPE head at (t, h, w): the RoPE pair oracle at the
+// position of the pair's axis, f_i = base^(-2i/rotary_dim) exactly.
+RopePairResult mrope_pair(const reference::MropeConfig& c, const reference::MropePosition& p,
+                          std::int64_t i, double xa, double xb);
 
 // ---------------------------------------------------------------------------------------------
 // ALiBi (spec/alibi.md; ABI semantics of pec_alibi_bias_f32)

@@ -125,8 +125,9 @@ std::string render_text(const VerifyResult& r) {
         std::find(r.missing.begin(), r.missing.end(), c.function) != r.missing.end()) {
       continue;
     }
-    // Deselected and tier-B checks are summarised by one line each below.
-    if (c.status == CheckStatus::Skipped && (c.reason.starts_with("not selected") || c.reason.starts_with("argument hygiene"))) {
+    // Deselected, tier-B and batch-invariance checks are summarised by one line each below.
+    if (c.status == CheckStatus::Skipped && (c.reason.starts_with("not selected") || c.reason.starts_with("argument hygiene") ||
+                                             c.reason.starts_with("batch invariance"))) {
       continue;
     }
     o += fmt::format("  {:<8} {:<28} {:<16} {:>8} cases", to_string(c.status), c.name, c.clause, c.cases);
@@ -150,15 +151,20 @@ std::string render_text(const VerifyResult& r) {
     accuracy_text(o, c);
   }
   if (!r.missing.empty()) o += "  not exported (their checks skipped): " + join(r.missing, ", ") + "\n";
-  std::int64_t deselected = 0, hygiene = 0;
+  std::int64_t deselected = 0, hygiene = 0, batch = 0;
   for (const auto& c : r.checks) {
     if (c.status != CheckStatus::Skipped) continue;
     deselected += c.reason.starts_with("not selected");
     hygiene += c.reason.starts_with("argument hygiene");
+    batch += c.reason.starts_with("batch invariance");
   }
   if (deselected > 0) o += fmt::format("  {} checks not selected by --only\n", deselected);
   if (hygiene > 0) {
     o += fmt::format("  {} argument-hygiene checks (tier B, spec/abi.md ABI-GEN-8) not run: --strict runs them\n", hygiene);
+  }
+  if (batch > 0) {
+    o += fmt::format("  {} batch-invariance checks (spec/abi.md ABI-BATCH-1) not run: --strict or --only .batch runs them\n",
+                     batch);
   }
   for (const auto& n : r.notes) {
     if (n.starts_with("declared domain: ")) o += "  " + n + "\n";

@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "report/result.hpp"
-#include "verify/kernel_table.hpp"
+#include "verify/isolation/kernel_table.hpp"
 
 namespace pecheck {
 
@@ -43,6 +43,11 @@ struct VerifyOptions {
   bool strict = false;                  // --strict: also the argument-hygiene rejections (spec/abi.md tier B)
   std::int64_t only_case = -1;          // --case I: run only case index I of each selected check
   std::string domain;                   // --domain: a declared domain (spec/abi.md ABI-DOM-*), "" = none
+  // --jobs: parallel lanes (forked copies sharing the one loaded library), each running one
+  // function's valid-call or rejection checks at a time; the cases and verdicts do not depend on
+  // it, only the wall time does (1 = sequential). 4 by default on any machine: a lane waiting for a
+  // hanging call uses no CPU, and CPU-bound lanes beyond the cores only share them.
+  int jobs = 4;
   // Called after each check (progress display); may be empty.
   std::function<void(const report::CheckResult&, std::size_t done, std::size_t total)> on_check;
 };

@@ -13,8 +13,8 @@
 #include "ci_process.hpp"
 #include "core/error.hpp"
 #include "core/verdict.hpp"
-#include "verify/corpus.hpp"
-#include "verify/corpus_cases.hpp"
+#include "verify/corpus/corpus.hpp"
+#include "verify/corpus/corpus_cases.hpp"
 
 namespace {
 

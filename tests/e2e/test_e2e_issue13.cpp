@@ -128,7 +128,8 @@ TEST(Issue13Cap, AHangIsReportedOnceAndTheRunEndsWithinTheBound) {
     if (c.contains("counterexample") && c.at("counterexample").at("kind") == "hang") {
       ++hangs;
       EXPECT_GT(c.at("counterexample").at("args").at("n_heads").get<long long>(), 4);
-    } else if (c.at("name").get<std::string>().find("rope.reject.") != 0) {  // rejections never reuse a hang
+    } else if (c.at("name").get<std::string>().find("rope.reject.") != 0 &&  // rejections never reuse a hang
+               c.at("name") != "rope.batch") {  // strict-only (ABI-BATCH-1), like tier B: skipped without --strict
       const std::string why = c.at("reason");
       EXPECT_TRUE(why.find("not run: pec_rope_f32 hangs") != std::string::npos ||
                   c.at("status") == "incomplete")
@@ -164,8 +165,10 @@ TEST(Issue13Cap, EvenWhenEveryCallHangsTheRunEndsWithinCapPlusOneTimeoutPlusOneS
   TempDir t;
   VerifyRun r;
   const double wall = seconds_of([&] {
+    // One lane: with parallel lanes (the default --jobs 4) this kernel's five functions finish
+    // in about 4 s; the cap is what this test is about.
     r = run_verify(example_lib("rope_hang_always"), t,
-                   {"--budget-seconds", "3", "--call-timeout", "1"});
+                   {"--budget-seconds", "3", "--call-timeout", "1", "--jobs", "1"});
   });
   EXPECT_LT(wall, 3 + 1 + 1 + 2);
   ASSERT_FALSE(r.report.is_null()) << r.proc.err;

@@ -97,8 +97,40 @@ TEST(Budget, ContractsMarkdownMirrorsTheTable) {
       << " | " << b.c_angle << " | " << b.c_out << " | " << b.c_floor << " | " << b.c_kconst << " | "
       << b.c_kangle << " | " << b.c_logb << " | " << b.max_position
       << " | " << b.clause << " |";
+    if (b.has_result_column) r << " " << b.c_result << " |";
     tsv_rows.insert(r.str());
     EXPECT_NE(md.find("- **" + b.clause + "**"), std::string::npos) << b.clause;
   }
   EXPECT_EQ(md_rows, tsv_rows);
+}
+
+// Clause: PREC-CACHE-1
+// The cached rotation's rows: the optional c_result column adds u(storage) |y| (a bound relative
+// to the result), every other row reads it as 0; reference is contained in field; and a kernel
+// that rounds a float32 cache's cos/sin to bf16 before the multiply leaves the float32-cache
+// bound (field = reference there) where the result cancels.
+TEST(Budget, CachedRotationBoundIsRelativeToTheResult) {
+  const auto& ref = po::budget("rope_cached", "bf16", "reference");
+  const auto& fld = po::budget("rope_cached", "bf16", "field");
+  ASSERT_TRUE(ref.has_result_column);
+  EXPECT_FALSE(po::budget("rope", "f32", "field").has_result_column);
+  EXPECT_EQ(po::budget("rope", "f32", "field").c_result, 0.0);
+  const double u = po::format_info(po::Format::F32).unit_roundoff;
+  const double ub = po::format_info(po::Format::BF16).unit_roundoff;
+  po::BudgetInputs in{2.0, 0.0, 0.0, 0.0, 0.5};
+  EXPECT_EQ(ref.bound(in), 2.0 * (ref.c_const * u) + ref.c_result * ub * 0.5 +
+                               ref.c_floor * po::format_info(po::Format::BF16).min_subnormal);
+  EXPECT_GT(fld.bound(in), ref.bound(in));  // the per-operation term (16-bit caches only)
+  for (const char* d : {"f32", "bf16", "f16"}) {
+    EXPECT_GE(po::budget("rope_cached", d, "field").bound(in), po::budget("rope_cached", d, "reference").bound(in)) << d;
+  }
+  // xa = xb = 1 at an angle near pi/4: y = C - S cancels; C, S float32 cache values.
+  const float c = std::cos(0.785f), s = std::sin(0.785f);
+  const double exact = static_cast<double>(c) - static_cast<double>(s);
+  const double degraded = po::round_to(po::round_to(c, po::Format::BF16) - po::round_to(s, po::Format::BF16), po::Format::BF16);
+  const po::BudgetInputs at{std::fabs(c) + std::fabs(s), 0.0, 0.0, 0.0, std::fabs(exact)};
+  EXPECT_GT(ref.units(std::fabs(degraded - exact), at), 1.0);
+  // The honest float32 kernel rounding once to bf16 stays inside.
+  const double honest = po::round_to(static_cast<float>(static_cast<float>(c) - static_cast<float>(s)), po::Format::BF16);
+  EXPECT_LE(ref.units(std::fabs(honest - exact), at), 1.0);
 }

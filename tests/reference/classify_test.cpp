@@ -67,6 +67,14 @@ TEST(Classify, BuiltinEncodingsGetTheSpecsClasses) {
       {"alibi-symmetric", {"logits", "abs-offset", true}},
       {"alibi-causal", {"logits", "offset", true}},
       {"alibi-bloom-key-only", {"logits", "positions", true}},
+      // The RoPE family as 2025-26 models ship it (spec/rope.md, issue 14).
+      {"rope-longrope", {"qk-rotation", "positions", false}},
+      {"llama4-rope-chunked", {"qk-rotation", "positions", false}},
+      {"llama4-nope-temperature", {"logit-scale", "positions", false}},
+      {"nope", {"none", "none", true}},
+      {"mrope-qwen2-vl", {"qk-rotation", "offset", true}},
+      {"mrope-qwen3-vl", {"qk-rotation", "offset", true}},
+      {"rope-mla-deepseek", {"qk-rotation", "offset", true}},
   };
   EXPECT_EQ(builtin_results().size(), want.size());
   for (const auto& [name, e] : want) {

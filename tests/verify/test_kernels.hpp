@@ -34,6 +34,12 @@ enum class Bug {
   WriteBeforeStart,     // T5: writes bias[-3] when n_q >= 2
   AlibiFinfoMinMask,    // ALiBi causal: masks with -FLT_MAX (HF's finfo.min) instead of -inf
   SlowThenHang,         // RoPE: sleeps 0.4 s for 2 heads (within the 1 s limit), spins from 3 heads
+  // 16-bit kernels (rope16, alibi16, ...; the honest ones compute in double and round once, RNE):
+  HfBf16Arith,          // RoPE 16-bit, Hugging Face style: float angle and cos/sin, cos/sin cast to the
+                        // format, x*cos + rotate_half(x)*sin with every operation rounded to it
+  AngleIn16Bit,         // RoPE 16-bit: the angle rounded to bfloat16 before cos/sin
+  Truncate,             // 16-bit results rounded toward zero instead of to nearest even (ALiBi)
+  BatchRemainderF32,    // RoPE 16-bit: tokens past the last full block of 8 computed in float32
 };
 
 extern Bug g_bug;
@@ -45,7 +51,16 @@ int sinusoidal(const pec_sinusoidal_args* a, float* out);
 int learned(const pec_learned_args* a, float* out);
 int abi_version();
 
+// 16-bit variants (ABI-STORE-2) for bf16 (Bf16 = true) and fp16.
+template <bool Bf16> int rope16(const pec_rope_args* a, const std::uint16_t* x, std::uint16_t* y);
+template <bool Bf16> int alibi16(const pec_alibi_args* a, std::uint16_t* scores);
+template <bool Bf16> int t5_16(const pec_t5_args16* a, std::uint16_t* bias);
+template <bool Bf16> int sinusoidal16(const pec_sinusoidal_args* a, std::uint16_t* out);
+template <bool Bf16> int learned16(const pec_learned_args16* a, std::uint16_t* out);
+
 // All five functions (and pec_abi_version).
 pecheck::KernelTable all();
+// The ten 16-bit functions (bf16 and f16 of the five families) and pec_abi_version.
+pecheck::KernelTable all16();
 
 }  // namespace testk

@@ -2,8 +2,8 @@
 // tokens and heads, smallest dimensions, smallest positions), deterministically; the same seed
 // gives the same result, and shards partition the cases.
 #include "report/json.hpp"
-#include "verify/cases.hpp"
-#include "verify/rng.hpp"
+#include "verify/gen/cases.hpp"
+#include "verify/gen/rng.hpp"
 #include "verify_test_util.hpp"
 
 using pecheck::report::CheckStatus;

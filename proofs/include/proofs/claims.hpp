@@ -84,6 +84,7 @@ void add_kernel_fp_claims(std::vector<Claim>& out);   // claims_kernel_fp.cpp
 void add_index_claims(std::vector<Claim>& out);       // claims_index.cpp
 void add_grid_claims(std::vector<Claim>& out);        // claims_grid.cpp
 void add_mutation_claims(std::vector<Claim>& out);    // claims_mutation.cpp
+void add_family_claims(std::vector<Claim>& out);      // claims_family.cpp (issue 14)
 
 // Helper: a ClaimResult pre-filled from a Claim.
 ClaimResult start(const std::string& name, const std::string& clause, const std::string& scheme,

@@ -1,0 +1,121 @@
+// The check framework: a check generates cases from (seed, name, index), evaluates each through
+// the kernel, and on the first failure shrinks the case and records a counterexample.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "oracle/format.hpp"
+#include "report/result.hpp"
+#include "verify/checks/accuracy.hpp"
+#include "verify/gen/domain.hpp"
+#include "verify/gen/cases.hpp"
+#include "verify/isolation/run.hpp"
+#include "verify/verify.hpp"
+#include "verify/isolation/worker.hpp"
+
+namespace pecheck::verifier {
+
+struct Failure {
+  std::string clause;
+  std::string kind;
+  std::string message;
+  std::optional<report::WorstElement> worst;
+  std::optional<int> return_code;
+  std::optional<int> signal;
+  std::vector<std::string> notes;
+};
+
+// What evaluation functions see: the executor, the options, and statistics of passing cases.
+struct Ctx {
+  Executor& ex;
+  const VerifyOptions& opt;
+  bool record = true;           // false while shrinking
+  std::int64_t elements = 0;
+  double max_ulps = -1;
+  std::map<std::int64_t, double> series;  // position -> largest error in contract units
+  std::vector<std::string> notes;         // e.g. ambiguous T5 boundaries met
+  AccuracyTrack acc;                      // oracle checks: every class, worst case, profile
+  std::int64_t case_index = 0;            // the case being evaluated (for the worst case)
+  const Domain* domain = nullptr;         // the declared domain (verify/domain.hpp), if any
+
+  bool softmax() const { return opt.contract == "softmax"; }
+  void observe(std::int64_t position, double ulps, double units);
+  void note(const std::string& s);
+};
+
+template <class Case>
+struct CheckDef {
+  std::string name, clause, description;
+  Fn fn;
+  std::int64_t cases = 100;
+  std::function<Case(Rng&, const GenParams&)> generate;
+  std::function<std::optional<Failure>(Ctx&, const Case&)> evaluate;
+  bool grade_all = false;  // oracle checks: run every case even after a wrong value (accuracy)
+  bool valid_cases = true; // generates valid calls: kept inside the declared domain
+};
+
+struct CorpusEntry;  // verify/corpus.hpp
+
+// A type-erased check, ready to run.
+struct AnyCheck {
+  std::string name, clause, description;
+  Fn fn;
+  std::function<report::CheckResult(Ctx&)> run;  // the run's time cap is the Executor's
+  std::function<std::int64_t(const VerifyOptions&)> planned;  // generated cases the options plan
+  // Evaluates one stored corpus case (verify/corpus_replay.hpp); nullopt when it passes.
+  std::function<std::optional<Failure>(Ctx&, const CorpusEntry&)> replay;
+  bool strict_only = false;  // tier B rejection requirement, batch invariance: runs under --strict only
+  // A strict-only check that also runs without --strict when --only names it by a selector
+  // containing `opt_in_part` (".batch": `--only rope.batch`, `--only .batch`; spec/abi.md
+  // ABI-BATCH-1). Empty: --strict only.
+  std::string opt_in_part;
+  std::string skip_reason;  // why it is skipped without --strict (opt-in checks)
+};
+
+// The failure of a valid call that did not return 0: a crash, abort, exit or hang (ABI-GEN-7)
+// or a non-zero status (ABI-GEN-2). nullopt when the call returned 0.
+std::optional<Failure> call_failure(Fn fn, const RunResult& r);
+
+// Report location of a flat output index.
+report::WorstElement locate(const RopeCase& c, std::int64_t flat);
+report::WorstElement locate(const AlibiCase& c, std::int64_t flat);
+report::WorstElement locate(const T5Case& c, std::int64_t flat);
+report::WorstElement locate(const SinusoidalCase& c, std::int64_t flat);
+report::WorstElement locate(const LearnedCase& c, std::int64_t flat);
+
+// Checks every ABI function gets: rejections, bounds, completeness, determinism.
+template <class Case>
+void add_generic_checks(std::vector<AnyCheck>& out, Fn fn, const std::string& domain_clause,
+                        std::function<Case(Rng&, const GenParams&)> gen,
+                        std::function<Case(Rng&, const GenParams&, int)> gen_invalid, bool write_only);
+
+template <class Case>
+AnyCheck make_check(CheckDef<Case> def);
+
+// The checks of one function of a version 1 family, in any storage type (ABI-STORE-2): `fn` is
+// its float32, bf16 or f16 function; check names start with check_prefix(fn).
+void add_rope_checks(std::vector<AnyCheck>& out, Fn fn = Fn::Rope);
+void add_alibi_checks(std::vector<AnyCheck>& out, Fn fn = Fn::Alibi);
+void add_t5_checks(std::vector<AnyCheck>& out, Fn fn = Fn::T5);
+void add_sinusoidal_checks(std::vector<AnyCheck>& out, Fn fn = Fn::Sinusoidal);
+void add_learned_checks(std::vector<AnyCheck>& out, Fn fn = Fn::Learned);
+void add_rope_qk_checks(std::vector<AnyCheck>& out);  // rope_qk, rope_cached, rope_cache, every storage type (checks_rope_qk.cpp)
+
+double now_seconds();  // monotonic clock
+
+// The error in ULPs (of the storage format; float32 by default) of the larger of |exact| and `scale`, the magnitude the result is
+// formed from (RoPE |xa| + |xb|, sinusoidal 1, ALiBi |bias|, |score|): the yardstick of the
+// "max ULP" statistic, which an output near zero by cancellation would otherwise inflate
+// (3e8 "ULPs" for an error at the inputs' rounding level). Not a pass criterion.
+double scale_ulps(double actual, double exact, double scale, Storage s = Storage::F32);
+
+// The oracle's format of a storage type, and its name in messages ("float32", "bf16", "f16").
+oracle::Format storage_format(Storage s);
+std::string dtype_label(Storage s);
+
+}  // namespace pecheck::verifier

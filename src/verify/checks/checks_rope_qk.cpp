@@ -1,0 +1,581 @@
+// Checks of the query+key RoPE functions of ABI version 2, one code path per check for the three
+// storage types: pec_rope_qk_* (ABI-QK-*) and pec_rope_cached_* (ABI-CACHE-1, -2), with strided
+// views (ABI-VIEW-*), relative scores of every GQA group (ABI-QK-3), in place (ABI-QK-4), batch
+// invariance (ABI-BATCH-1) and the generic clauses of checks_qk_impl.hpp; the builder
+// pec_rope_cache_* is checked in checks_rope_cache.cpp.
+//
+// Exact values: for the query+key form attn_factor times the exact rotation of the MPFR oracle
+// (oracle::rope_block on a contiguous copy of each tensor, rounded to double, then times
+// attn_factor in double: <= 2^-52 relative, far inside every budget); for the cached form
+// x_a C - x_b S with the cache's own values C, S taken as exact (one fma in double: the exact
+// value correctly rounded to double).
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "oracle/oracle.hpp"
+#include "verify/checks/check_batch.hpp"
+#include "verify/checks/checks_qk_impl.hpp"
+#include "verify/corpus/corpus.hpp"
+
+namespace pecheck::verifier {
+
+// Stored corpus cases, declared domains: not defined for the version 2 functions yet (the
+// domain rules of ABI-DOM-1 name the version 1 schemes). A stored entry for these checks is a
+// usage error; every generated case lies inside "the" domain.
+void case_from_entry(const CorpusEntry& e, RopeQkCase&) {
+  throw UsageError("stored cases for " + e.check + " are not supported");
+}
+void case_from_entry(const CorpusEntry& e, RopeCachedCase&) {
+  throw UsageError("stored cases for " + e.check + " are not supported");
+}
+void case_from_entry(const CorpusEntry& e, RopeCacheCase&) {
+  throw UsageError("stored cases for " + e.check + " are not supported");
+}
+void constrain(const Domain&, RopeQkCase&, Rng&) {}
+void constrain(const Domain&, RopeCachedCase&, Rng&) {}
+void constrain(const Domain&, RopeCacheCase&, Rng&) {}
+bool inside(const Domain&, const RopeQkCase&) { return true; }
+bool inside(const Domain&, const RopeCachedCase&) { return true; }
+bool inside(const Domain&, const RopeCacheCase&) { return true; }
+
+namespace {
+
+using namespace qkcheck;
+
+// ---- exact values -------------------------------------------------------------------------------
+
+// attn_factor x the exact rotation of a dense [T][H][D] tensor, rounded to double.
+std::vector<double> exact_rotation(const RopeQkCase& c, const std::vector<float>& x, std::int64_t H,
+                                   const std::vector<std::int64_t>& positions) {
+  const std::size_t n = static_cast<std::size_t>(c.n_tokens * H * c.head_dim);
+  std::vector<double> ex(n);
+  if (n == 0) return ex;
+  const pec_rope_args a{c.n_tokens,
+                        H,
+                        c.head_dim,
+                        c.rotary_dim,
+                        c.layout,
+                        c.theta_base,
+                        c.position_scale,
+                        positions.data(),
+                        c.has_inv_freq ? c.inv_freq.data() : nullptr};
+  oracle::rope_block(a, x.data(), Format::F64, nullptr, ex.data());
+  for (auto& e : ex) e *= c.attn_factor;
+  return ex;
+}
+
+// x_a C - x_b S from the cache row of each token's position (NaN where the case has no row).
+std::vector<double> exact_cached(const RopeCachedCase& c, const std::vector<float>& x,
+                                 std::int64_t H, const std::vector<std::int64_t>& positions,
+                                 std::vector<double>* magnitude) {
+  const std::int64_t D = c.head_dim, R = c.rotary_dim, half = R / 2;
+  std::vector<double> ex(static_cast<std::size_t>(c.n_tokens * H * D), 0.0);
+  if (magnitude) magnitude->assign(ex.size(), 0.0);
+  for (std::int64_t t = 0; t < c.n_tokens; ++t) {
+    const auto it =
+        std::find(c.row_pos.begin(), c.row_pos.end(), positions[static_cast<std::size_t>(t)]);
+    const float* row =
+        it == c.row_pos.end() ? nullptr : c.row_vals.data() + (it - c.row_pos.begin()) * R;
+    for (std::int64_t h = 0; h < H; ++h) {
+      const std::int64_t base = (t * H + h) * D;
+      for (std::int64_t i = 0; i < half; ++i) {
+        const std::size_t ia = static_cast<std::size_t>(base + lane_a(c.layout, R, i));
+        const std::size_t ib = static_cast<std::size_t>(base + lane_b(c.layout, R, i));
+        const double xa = x[ia], xb = x[ib];
+        const double C = row ? row[i] : NAN, S = row ? row[half + i] : NAN;
+        ex[ia] = std::fma(xa, C, -(xb * S));  // xb*S is exact in double: one rounding
+        ex[ib] = std::fma(xb, C, xa * S);
+        if (magnitude) {  // the magnitudes of each result's two products
+          (*magnitude)[ia] = std::fabs(xa * C) + std::fabs(xb * S);
+          (*magnitude)[ib] = std::fabs(xb * C) + std::fabs(xa * S);
+        }
+      }
+    }
+  }
+  return ex;
+}
+
+// ---- the oracle check of both query+key forms --------------------------------------------------
+
+template <class Case>
+constexpr Family family_of() {
+  return std::is_same_v<Case, RopeQkCase> ? Family::RopeQk : Family::RopeCached;
+}
+
+template <class Case>
+std::optional<Failure> eval_oracle(Ctx& ctx, Fn fn, const Case& c) {
+  const ViewRunResult r = run_view_case(ctx.ex, fn, c);
+  if (auto f = failed_call(fn, r)) return f;
+  constexpr Family fam = family_of<Case>();
+  constexpr bool cached = fam == Family::RopeCached;
+  ensure_track(ctx, fam, c.storage);
+  const AccuracyTrack& acc = ctx.acc;
+  std::vector<Budget> rows;
+  for (std::size_t k = 0; k < acc.size(); ++k) {
+    if constexpr (cached)
+      rows.push_back(cached_row(acc.row(k), c.cache_dtype));
+    else
+      rows.push_back(qk_row(acc.row(k), c.attn_factor));
+  }
+  const Budget& chosen = rows[acc.chosen_index()];
+  const std::int64_t R = c.rotary_dim, D = c.head_dim, half = R / 2;
+  std::vector<double> f, lf;
+  if constexpr (!cached) f = freqs(c, R), lf = log_freqs(f);
+  const Format sf = fmt(c.storage);
+  double worst_units = 0, worst_ulps = 0;
+  std::optional<report::WorstElement> worst;
+  std::vector<double> units(rows.size());
+  bool nan_seen = false;
+  for (int which = 0; which < 2; ++which) {
+    const std::vector<float>& x = which == 0 ? c.q : c.k;
+    const std::int64_t H = which == 0 ? c.n_q_heads : c.n_kv_heads;
+    const OutRead& out = r.outs[static_cast<std::size_t>(which)];
+    std::vector<double> mag;
+    std::vector<double> ex;
+    if constexpr (cached)
+      ex = exact_cached(c, x, H, c.positions, &mag);
+    else
+      ex = exact_rotation(c, x, H, c.positions);
+    for (std::int64_t t = 0; t < c.n_tokens; ++t) {
+      const std::int64_t pos = c.positions[static_cast<std::size_t>(t)];
+      for (std::int64_t h = 0; h < H; ++h) {
+        const std::int64_t base = (t * H + h) * D;
+        for (std::int64_t i = 0; i < half; ++i) {
+          const std::int64_t ia = base + lane_a(c.layout, R, i), ib = base + lane_b(c.layout, R, i);
+          oracle::BudgetInputs in;
+          double theta = 0;
+          if constexpr (cached) {
+            in.magnitude = mag[static_cast<std::size_t>(ia)];
+          } else {
+            theta = static_cast<double>(pos) * c.position_scale * f[static_cast<std::size_t>(i)];
+            in.magnitude = c.attn_factor * (std::fabs(x[static_cast<std::size_t>(ia)]) +
+                                            std::fabs(x[static_cast<std::size_t>(ib)]));
+            in.angle = std::fabs(theta);
+            in.index = static_cast<double>(i);
+            in.log_freq = lf[static_cast<std::size_t>(i)];
+          }
+          for (std::int64_t idx : {ia, ib}) {
+            const double actual = out.values[static_cast<std::size_t>(idx)];
+            const double e = ex[static_cast<std::size_t>(idx)];
+            const double rounded = oracle::round_to(e, sf);
+            in.result = std::fabs(e);
+            if constexpr (cached) in.magnitude = mag[static_cast<std::size_t>(idx)];
+            double err = std::fabs(actual - e);
+            if (std::isinf(actual) && actual == rounded) err = 0;  // the same overflow (PREC-BAD-3)
+            if (std::isnan(actual)) nan_seen = true;
+            for (std::size_t k = 0; k < rows.size(); ++k) units[k] = rows[k].units(err, in);
+            const double ulps = oracle::ulp_error(actual, e, 0.0, sf);
+            const double sulps = scale_ulps(actual, e, in.magnitude);
+            ctx.observe(pos, sulps, units[acc.chosen_index()]);
+            if (ctx.record) {
+              ctx.acc.observe(pos, sulps, units);
+              if constexpr (!cached) {
+                const double step = c.position_scale * f[0];
+                const double m = in.magnitude;
+                if (i == 0 && m > 0 && step > 0)
+                  ctx.acc.observe_position_error(pos, err / m / step);
+              }
+            }
+            const double u = units[acc.chosen_index()];
+            if (u > worst_units || (std::isnan(u) && !worst)) {
+              worst_units = std::isnan(u) ? INFINITY : u;
+              worst_ulps = ulps;
+              const std::int64_t l = (idx - base);
+              report::WorstElement w = element(out.name, t, h, l, H, D, pos);
+              w.expected = rounded;
+              w.actual = actual;
+              w.abs_error = err;
+              w.ulps = ulps;
+              w.contract_units = worst_units;
+              worst = w;
+            }
+          }
+        }
+      }
+    }
+  }
+  if (!worst) return std::nullopt;
+  if (ctx.record && ctx.acc.is_new_worst(worst_units)) {
+    report::WorstCase wc;
+    wc.element = *worst;
+    wc.case_index = ctx.case_index;
+    describe(c, wc.args, wc.inputs);
+    ctx.acc.set_worst(worst_units, std::move(wc));
+  }
+  if (!(worst_units > 1)) return std::nullopt;
+  Failure fl;
+  fl.clause = cached ? "ABI-CACHE-2" : "ABI-QK-2";
+  fl.kind = std::isnan(worst->actual) ? "nan" : "mismatch";
+  fl.worst = worst;
+  const std::string what = cached ? "x_a C - x_b S of the cache row at the token's position"
+                                  : "attn_factor x the exact rotation";
+  fl.message = worst->output + " differs from " + what + " by " + report::format_real(worst_ulps) +
+               " ulp, " + report::format_real(worst_units) + " times the " +
+               std::string(storage_name(c.storage)) + " " + (cached ? "cached-rotation" : "RoPE") +
+               " budget of class '" + chosen.variant + "' (" + chosen.clause + ")";
+  if (cached && nan_seen) {
+    fl.notes.push_back(
+        "the cache rows the call may read (positions) hold attn_factor cos/sin; every other row "
+        "holds "
+        "NaN: a NaN output means the kernel read another row (the token index instead of the "
+        "position?)");
+  }
+  return fl;
+}
+
+// ---- pass-through, in place
+// ------------------------------------------------------------------------
+
+template <class Case>
+std::optional<Failure> eval_passthrough(Ctx& ctx, Fn fn, const Case& c) {
+  const ViewRunResult r = run_view_case(ctx.ex, fn, c);
+  if (auto f = failed_call(fn, r)) return f;
+  for (int which = 0; which < 2; ++which) {
+    const std::vector<float>& x = which == 0 ? c.q : c.k;
+    const std::int64_t H = which == 0 ? c.n_q_heads : c.n_kv_heads;
+    const OutRead& out = r.outs[static_cast<std::size_t>(which)];
+    for (std::int64_t t = 0; t < c.n_tokens; ++t)
+      for (std::int64_t h = 0; h < H; ++h)
+        for (std::int64_t l = c.rotary_dim; l < c.head_dim; ++l) {
+          const std::size_t k = static_cast<std::size_t>((t * H + h) * c.head_dim + l);
+          if (out.bits[k] != to_storage(x[k], c.storage)) {
+            Failure f;
+            f.clause = family_of<Case>() == Family::RopeCached ? "ABI-CACHE-2" : "ABI-QK-2";
+            f.kind = "mismatch";
+            f.message = out.name + " lane " + std::to_string(l) + " >= rotary_dim of head " +
+                        std::to_string(h) + " of token " + std::to_string(t) +
+                        " was not copied bit-exactly";
+            f.worst =
+                element(out.name, t, h, l, H, c.head_dim, c.positions[static_cast<std::size_t>(t)]);
+            f.worst->expected = x[k];
+            f.worst->actual = out.values[k];
+            f.worst->abs_error = std::fabs(f.worst->actual - f.worst->expected);
+            return f;
+          }
+          ctx.observe(c.positions[static_cast<std::size_t>(t)], 0, 0);
+        }
+  }
+  return std::nullopt;
+}
+
+// Separate buffers against q in place, k in place and both (ABI-QK-4: either may be alone).
+template <class Case>
+std::optional<Failure> eval_inplace(Ctx& ctx, Fn fn, const Case& c) {
+  ViewRunMode sep;
+  sep.in_place = 0;
+  const ViewRunResult a = run_view_case(ctx.ex, fn, c, sep);
+  if (auto f = failed_call(fn, a)) return f;
+  for (int mode : {3, 1, 2}) {
+    ViewRunMode m;
+    m.in_place = mode;
+    const ViewRunResult b = run_view_case(ctx.ex, fn, c, m);
+    if (auto f = failed_call(fn, b)) return f;
+    for (int which = 0; which < 2; ++which) {
+      const OutRead& x = a.outs[static_cast<std::size_t>(which)];
+      const OutRead& y = b.outs[static_cast<std::size_t>(which)];
+      for (std::size_t i = 0; i < x.bits.size(); ++i) {
+        if (x.bits[i] == y.bits[i]) continue;
+        const std::int64_t H = which == 0 ? c.n_q_heads : c.n_kv_heads, D = c.head_dim;
+        const std::int64_t t = static_cast<std::int64_t>(i) / (H * D),
+                           h = (static_cast<std::int64_t>(i) / D) % H,
+                           l = static_cast<std::int64_t>(i) % D;
+        Failure f;
+        f.clause = "ABI-QK-4";
+        f.kind = "inplace-differs";
+        f.message = std::string("with ") +
+                    (mode == 3   ? "q_out == q and k_out == k"
+                     : mode == 1 ? "q_out == q"
+                                 : "k_out == k") +
+                    " " + x.name + " differs from the call with separate buffers";
+        f.worst = element(x.name, t, h, l, H, D, c.positions[static_cast<std::size_t>(t)]);
+        f.worst->expected = x.values[i];
+        f.worst->actual = y.values[i];
+        f.worst->abs_error = std::fabs(f.worst->actual - f.worst->expected);
+        return f;
+      }
+    }
+  }
+  if (ctx.record)
+    ctx.elements += static_cast<std::int64_t>(a.outs[0].bits.size() + a.outs[1].bits.size());
+  return std::nullopt;
+}
+
+// ---- relative scores of every GQA group, from one call
+// ---------------------------------------------
+
+template <class Case>
+std::optional<Failure> eval_shift(Ctx& ctx, Fn fn, const Case& c) {
+  constexpr Family fam = family_of<Case>();
+  constexpr bool cached = fam == Family::RopeCached;
+  const ViewRunResult r0 = run_view_case(ctx.ex, fn, c);
+  if (auto f = failed_call(fn, r0)) return f;
+  ViewRunMode ms;
+  ms.shift = c.shift;
+  const ViewRunResult r1 = run_view_case(ctx.ex, fn, c, ms);
+  if (auto f = failed_call(fn, r1)) return f;
+  const std::string cs = class_scheme(fam);
+  const Budget& base = class_row(cs, chosen_class(ctx.opt.accuracy, cs, c.storage), c.storage);
+  const double us = oracle::format_info(fmt(c.storage)).unit_roundoff;
+  double attn = 1.0;
+  Budget b = base;
+  if constexpr (cached) {
+    const Budget row = cached_row(base, c.cache_dtype);
+    const double uc = oracle::format_info(fmt(dtype_storage(c.cache_dtype))).unit_roundoff;
+    b = score_row(row, (row.c_out + row.c_result) * us + 2 * uc);
+    b.c_out = 0;
+    attn = c.attn_factor;
+  } else {
+    b = score_row(qk_row(base, c.attn_factor), base.c_out * us);
+    attn = c.attn_factor;
+  }
+  std::vector<double> f, lf;
+  if constexpr (!cached) f = freqs(c, c.rotary_dim), lf = log_freqs(f);
+  const std::int64_t half = c.rotary_dim / 2, D = c.head_dim, ratio = c.n_q_heads / c.n_kv_heads;
+  std::vector<double> qv(static_cast<std::size_t>(c.rotary_dim)), kv(qv.size());
+  std::vector<double> tm(static_cast<std::size_t>(half), 0.0), tn(tm.size(), 0.0),
+      tms(tm.size(), 0.0), tns(tm.size(), 0.0);
+  const auto& q0 = r0.outs[0].values;
+  const auto& k0 = r0.outs[1].values;
+  const auto& q1 = r1.outs[0].values;
+  const auto& k1 = r1.outs[1].values;
+  double worst_units = 0;
+  Failure fl;
+  for (std::int64_t h = 0; h < c.n_q_heads; ++h) {
+    const std::int64_t g = h / ratio;  // the key head of query head h's group (ABI-QK-3)
+    for (std::int64_t t = 0; t < c.n_tokens; ++t) {
+      for (std::int64_t u = 0; u < c.n_tokens; ++u) {
+        const std::int64_t bq = (t * c.n_q_heads + h) * D, bk = (u * c.n_kv_heads + g) * D;
+        double s0 = 0, s1 = 0;
+        for (std::int64_t l = 0; l < D; ++l) {
+          s0 += static_cast<double>(q0[bq + l]) * k0[bk + l];
+          s1 += static_cast<double>(q1[bq + l]) * k1[bk + l];
+        }
+        const double pm = static_cast<double>(c.positions[t]),
+                     pn = static_cast<double>(c.positions[u]);
+        for (std::int64_t i = 0; i < half; ++i) {  // NEOX order for the bound: (i, i + half)
+          qv[i] = attn * c.q[bq + lane_a(c.layout, c.rotary_dim, i)];
+          qv[i + half] = attn * c.q[bq + lane_b(c.layout, c.rotary_dim, i)];
+          kv[i] = attn * c.k[bk + lane_a(c.layout, c.rotary_dim, i)];
+          kv[i + half] = attn * c.k[bk + lane_b(c.layout, c.rotary_dim, i)];
+          if constexpr (!cached) {
+            const double w = c.position_scale * f[i];
+            tm[i] = pm * w, tn[i] = pn * w;
+            tms[i] = (pm + c.shift) * w, tns[i] = (pn + c.shift) * w;
+          }
+        }
+        // Pass-through lanes are copies: they add the same product to both scores.
+        const double bound = oracle::rope_score_bound(b, qv, kv, tm, tn, lf) +
+                             oracle::rope_score_bound(b, qv, kv, tms, tns, lf);
+        const double diff = std::fabs(s1 - s0);
+        const double units = diff == 0 ? 0 : bound > 0 ? diff / bound : INFINITY;
+        ctx.observe(c.positions[t], 0, units);
+        if (units > worst_units || (std::isnan(diff) && worst_units == 0)) {
+          worst_units = std::isnan(diff) ? INFINITY : units;
+          report::WorstElement w;
+          w.output = "score";
+          w.index = {h, t, u};
+          w.index_names = {"q_head", "q_token", "k_token"};
+          w.flat_index = (h * c.n_tokens + t) * c.n_tokens + u;
+          w.position = c.positions[t];
+          w.expected = s0;
+          w.actual = s1;
+          w.abs_error = diff;
+          w.ulps = diff / oracle::ulp_of(s0, Format::F32);
+          w.contract_units = worst_units;
+          fl.worst = w;
+          fl.message = "the score <q_out[" + std::to_string(t) + "][" + std::to_string(h) +
+                       "], k_out[" + std::to_string(u) + "][" + std::to_string(g) +
+                       "]> (query head " + std::to_string(h) + " with key head " +
+                       std::to_string(g) + " of its group) moved by " + report::format_real(diff) +
+                       " under a shift of " + std::to_string(c.shift) + " positions, " +
+                       report::format_real(worst_units) + " times the score contract of class '" +
+                       base.variant + "' (PREC-SCORE-1)";
+        }
+      }
+    }
+  }
+  if (!(worst_units > 1)) return std::nullopt;
+  fl.clause = "ABI-QK-3";
+  fl.kind = "property";
+  fl.notes.push_back(
+      "expected = score at the original positions, actual = score after the shift, both from one "
+      "call each");
+  return fl;
+}
+
+// Queries, keys and a shift that keeps every position (and every cache row) in range.
+template <class Case>
+Case with_shift(Rng& r, Case c, std::int64_t limit) {
+  while (c.n_tokens > 10) {
+    c.n_tokens /= 2;
+    c.positions.resize(static_cast<std::size_t>(c.n_tokens));
+    c.q.resize(static_cast<std::size_t>(c.n_tokens * c.n_q_heads * c.head_dim));
+    c.k.resize(static_cast<std::size_t>(c.n_tokens * c.n_kv_heads * c.head_dim));
+  }
+  if (c.n_tokens == 0) {
+    c.n_tokens = 1;
+    c.positions = {r.range(0, limit)};
+    c.q.assign(static_cast<std::size_t>(c.n_q_heads * c.head_dim), 0.5f);
+    c.k.assign(static_cast<std::size_t>(c.n_kv_heads * c.head_dim), 0.25f);
+  }
+  for (auto* v : {&c.q, &c.k})
+    for (auto& e : *v)
+      e = round_to_storage(r.signed_unit(), c.storage);  // no scaled values: scores stay O(1)
+  std::int64_t lo = c.positions[0], hi = lo;
+  for (auto q : c.positions) lo = std::min(lo, q), hi = std::max(hi, q);
+  const std::int64_t down = lo, up = limit - hi;
+  if (down + up > 0) {
+    c.shift = r.range(-down, up);
+    if (c.shift == 0) c.shift = up > 0 ? up : -down;
+  }
+  return c;
+}
+
+// ---- batch invariance (ABI-BATCH-1), through the shared template of check_batch.hpp ----------
+
+// The case holding tokens pick[0], pick[1], ... of c (a pick may repeat a token).
+template <class Case>
+Case select_tokens(const Case& c, const std::vector<std::int64_t>& pick) {
+  Case s = c;
+  const std::int64_t D = c.head_dim;
+  s.n_tokens = static_cast<std::int64_t>(pick.size());
+  s.positions.clear();
+  s.q.clear();
+  s.k.clear();
+  for (auto t : pick) {
+    s.positions.push_back(c.positions[static_cast<std::size_t>(t)]);
+    s.q.insert(s.q.end(), c.q.begin() + t * c.n_q_heads * D,
+               c.q.begin() + (t + 1) * c.n_q_heads * D);
+    s.k.insert(s.k.end(), c.k.begin() + t * c.n_kv_heads * D,
+               c.k.begin() + (t + 1) * c.n_kv_heads * D);
+  }
+  if constexpr (std::is_same_v<Case, RopeCachedCase>) fill_cache_rows(s);
+  return s;
+}
+
+// A token's output bits: its q_out heads, then its k_out heads (RunResult::out_bits holds the
+// whole q_out, then the whole k_out).
+template <class Case>
+BatchHooks<Case> token_hooks(Fn fn) {
+  BatchHooks<Case> h;
+  h.unit = "token";
+  h.units = [](const Case& c) { return c.n_tokens; };
+  h.select = select_tokens<Case>;
+  h.unit_bits = [](const Case& c, const RunResult& r, std::int64_t u) {
+    const std::size_t nq = static_cast<std::size_t>(c.n_q_heads * c.head_dim);
+    const std::size_t nk = static_cast<std::size_t>(c.n_kv_heads * c.head_dim);
+    const std::size_t kbase = static_cast<std::size_t>(c.n_tokens) * nq,
+                      uu = static_cast<std::size_t>(u);
+    std::vector<std::uint32_t> bits(r.out_bits.begin() + uu * nq,
+                                    r.out_bits.begin() + (uu + 1) * nq);
+    bits.insert(bits.end(), r.out_bits.begin() + kbase + uu * nk,
+                r.out_bits.begin() + kbase + (uu + 1) * nk);
+    return bits;
+  };
+  h.locate = [](const Case& c, std::int64_t u, std::size_t k) {
+    const std::int64_t D = c.head_dim, nq = c.n_q_heads * D, kk = static_cast<std::int64_t>(k);
+    const std::int64_t pos = c.positions[static_cast<std::size_t>(u)];
+    if (kk < nq) return element("q_out", u, kk / D, kk % D, c.n_q_heads, D, pos);
+    return element("k_out", u, (kk - nq) / D, (kk - nq) % D, c.n_kv_heads, D, pos);
+  };
+  h.run = [fn](Ctx& ctx, const Case& c) {
+    const ViewRunResult v = run_view_case(ctx.ex, fn, c);
+    RunResult r;
+    r.outcome = v.outcome;
+    r.storage = c.storage;
+    r.poison = patterns(c.storage).poison;
+    for (const OutRead& o : v.outs)
+      r.out_bits.insert(r.out_bits.end(), o.bits.begin(), o.bits.end());
+    return r;
+  };
+  return h;
+}
+
+template <class Case>
+void add_view_family(std::vector<AnyCheck>& out, Fn fn,
+                     std::function<Case(Rng&, const GenParams&)> gen,
+                     std::function<Case(Rng&, const GenParams&, int)> gen_invalid) {
+  constexpr bool cached = std::is_same_v<Case, RopeCachedCase>;
+  const std::string p = check_prefix(fn);
+  const std::string values = cached ? "ABI-CACHE-2" : "ABI-QK-2";
+  const auto bind = [fn](auto f) {
+    return [fn, f](Ctx& ctx, const Case& c) { return f(ctx, fn, c); };
+  };
+  out.push_back(make_check<Case>({p + ".oracle", values,
+                                  cached ? "q_out and k_out agree with x_a C - x_b S of the cache "
+                                           "row at each position (the cache's values exact) "
+                                           "within the cached-rotation class (PREC-CACHE-1)"
+                                         : "q_out and k_out agree with attn_factor x the exact "
+                                           "rotation (MPFR oracle) within the RoPE class of "
+                                           "the storage type, every GQA group",
+                                  fn, 120, gen, bind(eval_oracle<Case>), true}));
+  out.push_back(make_check<Case>(
+      {p + ".passthrough", values,
+       "lanes rotary_dim..head_dim-1 of q_out and k_out are copied bit-exactly", fn, 40,
+       [gen](Rng& r, const GenParams& gp) {
+         Case c = gen(r, gp);
+         if (c.rotary_dim == c.head_dim) {  // partial rotary: lanes to pass through
+           c.head_dim += 1 + 2 * r.range(0, 3);
+           c.q.assign(static_cast<std::size_t>(c.n_tokens * c.n_q_heads * c.head_dim), 0.0f);
+           c.k.assign(static_cast<std::size_t>(c.n_tokens * c.n_kv_heads * c.head_dim), 0.0f);
+           for (auto* v : {&c.q, &c.k})
+             for (auto& e : *v) e = round_to_storage(r.signed_unit(), c.storage);
+         }
+         return c;
+       },
+       bind(eval_passthrough<Case>)}));
+  out.push_back(make_check<Case>(
+      {p + ".inplace", "ABI-QK-4",
+       "q_out == q and/or k_out == k (equal strides) give the same bits as separate buffers", fn,
+       30, gen, bind(eval_inplace<Case>)}));
+  out.push_back(make_check<Case>({p + ".shift", "ABI-QK-3",
+                                  "scores of every query head with the key head of its group, from "
+                                  "one call, move under a common position "
+                                  "shift by no more than the score contract",
+                                  fn, 50,
+                                  [gen](Rng& r, const GenParams& gp) {
+                                    Case c = gen(r, gp);
+                                    std::int64_t limit = gp.max_position;
+                                    if constexpr (cached) limit = c.cache_positions - 1;
+                                    c = with_shift(r, std::move(c), limit);
+                                    if constexpr (cached) fill_cache_rows(c);
+                                    return c;
+                                  },
+                                  bind(eval_shift<Case>)}));
+  out.push_back(make_check<Case>(
+      {p + ".gaps", "ABI-VIEW-2",
+       "no write into the gaps between the heads and rows of any view (inputs and outputs)", fn, 60,
+       gen, bind(eval_gaps<Case>)}));
+  out.push_back(make_check<Case>(
+      {p + ".bounds", "ABI-GEN-4",
+       "no write before or after any buffer (canary guard zones) and none into the inputs", fn, 60,
+       gen, bind(eval_bounds<Case>)}));
+  out.push_back(make_check<Case>(
+      {p + ".written", "ABI-GEN-5",
+       "every element of q_out and k_out is written (poisoned with a NaN payload first)", fn, 50,
+       [gen](Rng& r, const GenParams& gp) {
+         Case c = gen(r, gp);
+         c.q_in_place = c.k_in_place = false;
+         return c;
+       },
+       bind(eval_written<Case>)}));
+  out.push_back(
+      make_check<Case>({p + ".determinism", "ABI-GEN-6", "the same call twice gives the same bits",
+                        fn, 30, gen, bind(eval_determinism<Case>)}));
+  add_reject_checks<Case>(out, fn, cached ? "ABI-CACHE-1" : "ABI-QK-1", gen_invalid);
+  out.push_back(make_batch_check<Case>(fn, gen, token_hooks<Case>(fn)));
+}
+
+}  // namespace
+
+void add_rope_qk_checks(std::vector<AnyCheck>& out) {
+  for (Storage s : kAllStorages) {
+    add_view_family<RopeQkCase>(out, fn_of(Family::RopeQk, s), gen_rope_qk, gen_rope_qk_invalid);
+    add_view_family<RopeCachedCase>(out, fn_of(Family::RopeCached, s), gen_rope_cached,
+                                    gen_rope_cached_invalid);
+    qkcheck::add_builder_checks(out, fn_of(Family::RopeCache, s));
+  }
+}
+
+}  // namespace pecheck::verifier

@@ -1,0 +1,152 @@
+// Test cases for the five ABI functions: the arguments and inputs of one call, as plain data
+// that generators produce, shrinkers reduce and reports print under the ABI's field names.
+//
+// A case may be invalid on purpose (rejection checks): its domain violation is computed from
+// its fields by invalid_reason(), never stored, so that a shrunk case is judged afresh.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "report/result.hpp"
+#include "verify/gen/rng.hpp"
+#include "verify/isolation/storage.hpp"
+
+namespace pecheck::verifier {
+
+// What every case has besides its ABI arguments.
+struct CaseCommon {
+  // The storage format of the function the case is for (its tensors x, k, scores, table hold
+  // values of this format, spec/abi.md ABI-STORE-1); set by the check from its function.
+  Storage storage = Storage::F32;
+  std::int64_t shift = 0;   // common position shift used by the relative-property checks
+  std::string null_field;   // rejection cases: the array argument passed as NULL ("" = none)
+  std::string note;         // how the generator built it (e.g. "inv_freq: llama3 factor 8")
+  // Where the output sits in the call arena (verify/run.cpp): bit 0 set = below the inputs
+  // (allocated first), else above them; bit 1 set = adjacent (no alignment gap between x, or
+  // the last input, and the output's guard zone).
+  std::int32_t placement = 0;
+};
+
+// "output placed below its input, adjacent" etc., for counterexample notes ("" for 0).
+std::string placement_note(std::int32_t placement);
+
+struct RopeCase : CaseCommon {
+  std::int64_t n_tokens = 0, n_heads = 1, head_dim = 2, rotary_dim = 2;
+  std::int32_t layout = 0;
+  double theta_base = 10000.0, position_scale = 1.0;
+  std::vector<std::int64_t> positions;
+  bool has_inv_freq = false;
+  std::vector<float> inv_freq;
+  std::vector<float> x;  // [n_tokens][n_heads][head_dim]; the queries in the shift check
+  std::vector<float> k;  // keys for the shift check (same shape), else empty
+};
+
+struct AlibiCase : CaseCommon {
+  std::int64_t n_heads = 1, n_q = 0, n_k = 0;
+  std::int32_t mode = 0;
+  std::vector<std::int64_t> q_pos, k_pos;
+  std::vector<float> scores;  // initial scores [n_heads][n_q][n_k]
+};
+
+struct T5Case : CaseCommon {
+  std::int64_t n_heads = 1, n_q = 0, n_k = 0, num_buckets = 32, max_distance = 128;
+  std::int32_t bidirectional = 1;
+  std::vector<std::int64_t> q_pos, k_pos;
+  std::vector<float> table;  // [num_buckets][n_heads]
+};
+
+struct SinusoidalCase : CaseCommon {
+  std::int64_t n_tokens = 0, d_model = 2;
+  double base = 10000.0;
+  std::vector<std::int64_t> positions;
+};
+
+struct LearnedCase : CaseCommon {
+  std::int64_t n_tokens = 0, d_model = 1, max_positions = 1;
+  std::vector<std::int64_t> positions;
+  std::vector<float> table;  // [max_positions][d_model]
+};
+
+// Generator settings shared by every check.
+struct GenParams {
+  std::int64_t max_position = 131072;  // largest position generated (inclusive)
+  Storage storage = Storage::F32;      // the function's storage format (fit_storage after generation)
+};
+
+// Rounds every tensor of the case (x, k, scores, table) to values of c.storage (nearest even;
+// a value an fp16 cannot hold finitely is scaled down by 2^-20 first), so that the case is a
+// valid call of a 16-bit function (inputs are values of the format). The identity for F32.
+void fit_storage(RopeCase& c);
+void fit_storage(AlibiCase& c);
+void fit_storage(T5Case& c);
+void fit_storage(SinusoidalCase& c);
+void fit_storage(LearnedCase& c);
+
+// Valid cases, biased toward where bugs live (see each generator's comment).
+RopeCase gen_rope(Rng& r, const GenParams& p);
+AlibiCase gen_alibi(Rng& r, const GenParams& p);
+T5Case gen_t5(Rng& r, const GenParams& p);
+SinusoidalCase gen_sinusoidal(Rng& r, const GenParams& p);
+LearnedCase gen_learned(Rng& r, const GenParams& p);
+
+// Invalid cases: a valid case with exactly one domain rule broken (spec/abi.md *-1 clauses,
+// ABI-GEN-3 for NULL arrays). `branch` selects the rule (see reject_requirements()).
+RopeCase gen_rope_invalid(Rng& r, const GenParams& p, int branch);
+AlibiCase gen_alibi_invalid(Rng& r, const GenParams& p, int branch);
+T5Case gen_t5_invalid(Rng& r, const GenParams& p, int branch);
+SinusoidalCase gen_sinusoidal_invalid(Rng& r, const GenParams& p, int branch);
+LearnedCase gen_learned_invalid(Rng& r, const GenParams& p, int branch);
+
+// One rejection requirement of a function's domain, judged by its own check
+// `<scheme>.reject.<id>` (so that one failing requirement cannot mask another). Tier A
+// (`safety`): an argument that, trusted, makes the kernel read or write memory it must not —
+// always checked. Tier B: caller-precondition hygiene — checked under --strict only
+// (spec/abi.md ABI-GEN-8).
+struct RejectRequirement {
+  std::string id;
+  std::vector<int> branches;  // generator branches that break this rule
+  bool safety = false;
+  std::string rule;           // the rule in words
+};
+const std::vector<RejectRequirement>& reject_requirements(std::string_view scheme);
+
+// The requirement an invalid case breaks first ("" for a valid case).
+std::string invalid_requirement(const RopeCase& c);
+std::string invalid_requirement(const AlibiCase& c);
+std::string invalid_requirement(const T5Case& c);
+std::string invalid_requirement(const SinusoidalCase& c);
+std::string invalid_requirement(const LearnedCase& c);
+
+// "" when the call is valid, else the violated rule in words.
+std::string invalid_reason(const RopeCase& c);
+std::string invalid_reason(const AlibiCase& c);
+std::string invalid_reason(const T5Case& c);
+std::string invalid_reason(const SinusoidalCase& c);
+std::string invalid_reason(const LearnedCase& c);
+
+// Element counts of the output buffer (0 for negative dimensions).
+std::int64_t output_size(const RopeCase& c);
+std::int64_t output_size(const AlibiCase& c);
+std::int64_t output_size(const T5Case& c);
+std::int64_t output_size(const SinusoidalCase& c);
+std::int64_t output_size(const LearnedCase& c);
+
+// Smaller variants of a case, simplest first (fewer tokens and heads, smaller dimensions,
+// smaller positions, simpler values). Deterministic.
+std::vector<RopeCase> shrink_candidates(const RopeCase& c);
+std::vector<AlibiCase> shrink_candidates(const AlibiCase& c);
+std::vector<T5Case> shrink_candidates(const T5Case& c);
+std::vector<SinusoidalCase> shrink_candidates(const SinusoidalCase& c);
+std::vector<LearnedCase> shrink_candidates(const LearnedCase& c);
+
+// Arguments (ABI field names, ABI order) and float inputs for reports.
+void describe(const RopeCase& c, std::vector<report::Arg>& args, std::vector<report::Tensor>& in);
+void describe(const AlibiCase& c, std::vector<report::Arg>& args, std::vector<report::Tensor>& in);
+void describe(const T5Case& c, std::vector<report::Arg>& args, std::vector<report::Tensor>& in);
+void describe(const SinusoidalCase& c, std::vector<report::Arg>& args, std::vector<report::Tensor>& in);
+void describe(const LearnedCase& c, std::vector<report::Arg>& args, std::vector<report::Tensor>& in);
+
+}  // namespace pecheck::verifier

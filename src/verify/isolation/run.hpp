@@ -1,0 +1,88 @@
+// One kernel call for a case: lays the arguments and inputs out in the shared arena (tensors
+// encoded in the case's storage format, verify/isolation/storage.hpp), poisons the output between
+// guard zones, runs the call of the case's function (fn_of(family, c.storage)) through the
+// Executor and reads back everything the checks need (the output decoded and as raw bits,
+// guards, poisoned elements left, inputs left intact).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "verify/isolation/arena.hpp"
+#include "verify/gen/cases.hpp"
+#include "verify/isolation/worker.hpp"
+
+namespace pecheck::verifier {
+
+struct RunMode {
+  bool in_place = false;       // RoPE: y == x (ABI-ROPE-4)
+  bool keys = false;           // RoPE: use the case's keys `k` as x
+  std::int64_t shift = 0;      // added to every position
+  bool alt_poison = false;     // poison with poison_bits(storage, true) (the determinism check's second call)
+  bool zero_scores = false;    // ALiBi: start from zero scores (the bias alone)
+};
+
+struct RunResult {
+  CallOutcome outcome;
+  Storage storage = Storage::F32;    // the format of the output
+  std::vector<float> out;            // the output buffer after the call, decoded exactly
+  std::vector<std::uint32_t> out_bits;  // the same elements as raw bits of the format
+  std::uint32_t poison = kPoisonBits;   // the poison pattern the output was filled with
+  std::int64_t guard_violation = 0;  // first changed guard index (see GuardedOutput), or INT64_MIN
+  std::string input_changed;         // name of an input the call modified, "" when none
+  std::int64_t unwritten = 0;        // output elements still holding the poison
+  std::int64_t first_unwritten = -1;
+  bool unchanged = false;            // the output holds exactly its initial bits
+  bool guards_ok() const;
+};
+
+RunResult run_case(Executor& ex, const RopeCase& c, const RunMode& m = {});
+RunResult run_case(Executor& ex, const AlibiCase& c, const RunMode& m = {});
+RunResult run_case(Executor& ex, const T5Case& c, const RunMode& m = {});
+RunResult run_case(Executor& ex, const SinusoidalCase& c, const RunMode& m = {});
+RunResult run_case(Executor& ex, const LearnedCase& c, const RunMode& m = {});
+
+// Inputs placed in the arena, remembered so that a write into them is detected (ABI-GEN-4).
+// Shared with the run_case of other families (verify/isolation/run_qk.cpp and the like).
+class CallInputs {
+ public:
+  // A tensor of floats encoded in `s` (NULL when `name` is the case's null_field).
+  const void* tensor(Arena& a, const std::string& name, const std::vector<float>& v, Storage s,
+                     const std::string& null_field, std::size_t align = 64);
+  const std::int64_t* ints(Arena& a, const std::string& name, std::vector<std::int64_t> v,
+                           const std::string& null_field);
+  // Any other bytes (a cos/sin cache, an argument struct's arrays): remembered as they are.
+  const void* bytes(Arena& a, const std::string& name, const void* p, std::size_t n, std::size_t align = 64);
+  template <class A>
+  const A* args(Arena& a, const A& value) {
+    const A* p = a.put(value);
+    args_ = p;
+    args_copy_.assign(reinterpret_cast<const unsigned char*>(&value),
+                      reinterpret_cast<const unsigned char*>(&value) + sizeof(A));
+    return p;
+  }
+  // The name of the first input whose bytes changed ("args" for the struct), "" when none.
+  std::string changed() const;
+
+ private:
+  struct Saved {
+    std::string name;
+    const void* p;
+    std::vector<unsigned char> bytes;
+  };
+  std::vector<Saved> saved_;
+  const void* args_ = nullptr;
+  std::vector<unsigned char> args_copy_;
+};
+
+// Reads back an output after a call: values, bits, guards, unwritten (poisoned) elements, inputs
+// changed. `init`: the output's initial values for a read-write output (ALiBi scores, in-place
+// RoPE; `unchanged` compares with them, nothing counts as unwritten), else NULL (poisoned).
+RunResult finish_call(const CallOutcome& o, const GuardedOutput& out, const CallInputs& in, std::uint32_t poison,
+                      bool output_null, const std::vector<float>* init = nullptr);
+
+// Positions after a shift (for building the oracle's view of a shifted call).
+std::vector<std::int64_t> shifted(const std::vector<std::int64_t>& p, std::int64_t s);
+
+}  // namespace pecheck::verifier

@@ -1,0 +1,659 @@
+#include "verify/isolation/worker.hpp"
+
+#include <dlfcn.h>
+#include <elf.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdio>
+#include <algorithm>
+#include <cstring>
+#include <string.h>
+#include <vector>
+
+#include "core/error.hpp"
+
+namespace pecheck::verifier {
+
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+struct Request {
+  std::int32_t fn;
+  std::uint64_t args, x, y, x2, y2;  // x2/y2: the key and key output of the query+key functions
+};
+
+struct HelloMsg {
+  std::int32_t ok;
+  std::uint32_t mask;
+  std::int32_t has_version;
+  std::int32_t version;
+  char error[480];
+  char domain[4096];  // pec_domain()'s text (ABI-DOM-1), NUL-terminated; "" when not exported
+  std::int32_t domain_truncated;
+};
+
+enum class Io { Ok, Eof, Timeout, Error };
+
+Io read_full(int fd, void* buf, std::size_t n, double timeout_s) {
+  auto* p = static_cast<unsigned char*>(buf);
+  const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s);
+  std::size_t got = 0;
+  while (got < n) {
+    const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
+    if (left <= 0) return Io::Timeout;
+    pollfd pfd{fd, POLLIN, 0};
+    const int r = poll(&pfd, 1, left > 3600 ? -1 : static_cast<int>(left * 1000) + 1);
+    if (r < 0) {
+      if (errno == EINTR) continue;
+      return Io::Error;
+    }
+    if (r == 0) continue;  // re-evaluate the deadline
+    const ssize_t k = read(fd, p + got, n - got);
+    if (k == 0) return Io::Eof;
+    if (k < 0) {
+      if (errno == EINTR || errno == EAGAIN) continue;
+      return Io::Error;
+    }
+    got += static_cast<std::size_t>(k);
+  }
+  return Io::Ok;
+}
+
+bool write_full(int fd, const void* buf, std::size_t n) {
+  const auto* p = static_cast<const unsigned char*>(buf);
+  std::size_t put = 0;
+  while (put < n) {
+    const ssize_t k = send(fd, p + put, n - put, MSG_NOSIGNAL);
+    if (k < 0) {
+      if (errno == EINTR) continue;
+      return false;
+    }
+    put += static_cast<std::size_t>(k);
+  }
+  return true;
+}
+
+// The call of one function with its own signature (spec/pecheck_kernel.h): (args, x, y) for
+// RoPE, (args, out) for the biases and tables, (args, q, k, q_out, k_out) for the query+key and
+// cached functions, (args, cache) for the cache builder.
+int invoke(const KernelTable& t, Fn fn, const void* args, const void* x, void* y, const void* x2, void* y2) {
+  using U = std::uint16_t;
+  const auto* xf = static_cast<const float*>(x);
+  const auto* xh = static_cast<const U*>(x);
+  const auto* kf = static_cast<const float*>(x2);
+  const auto* kh = static_cast<const U*>(x2);
+  auto* yf = static_cast<float*>(y);
+  auto* yh = static_cast<U*>(y);
+  auto* lf = static_cast<float*>(y2);
+  auto* lh = static_cast<U*>(y2);
+  const auto* rope = static_cast<const pec_rope_args*>(args);
+  const auto* alibi = static_cast<const pec_alibi_args*>(args);
+  const auto* sinus = static_cast<const pec_sinusoidal_args*>(args);
+  const auto* qk = static_cast<const pec_rope_qk_args*>(args);
+  const auto* cached = static_cast<const pec_rope_cached_args*>(args);
+  const auto* cache = static_cast<const pec_rope_cache_args*>(args);
+  switch (fn) {
+    case Fn::Rope: return t.rope_f32(rope, xf, yf);
+    case Fn::RopeBf16: return t.rope_bf16(rope, xh, yh);
+    case Fn::RopeF16: return t.rope_f16(rope, xh, yh);
+    case Fn::Alibi: return t.alibi_bias_f32(alibi, yf);
+    case Fn::AlibiBf16: return t.alibi_bias_bf16(alibi, yh);
+    case Fn::AlibiF16: return t.alibi_bias_f16(alibi, yh);
+    case Fn::T5: return t.t5_bias_f32(static_cast<const pec_t5_args*>(args), yf);
+    case Fn::T5Bf16: return t.t5_bias_bf16(static_cast<const pec_t5_args16*>(args), yh);
+    case Fn::T5F16: return t.t5_bias_f16(static_cast<const pec_t5_args16*>(args), yh);
+    case Fn::Sinusoidal: return t.sinusoidal_f32(sinus, yf);
+    case Fn::SinusoidalBf16: return t.sinusoidal_bf16(sinus, yh);
+    case Fn::SinusoidalF16: return t.sinusoidal_f16(sinus, yh);
+    case Fn::Learned: return t.learned_f32(static_cast<const pec_learned_args*>(args), yf);
+    case Fn::LearnedBf16: return t.learned_bf16(static_cast<const pec_learned_args16*>(args), yh);
+    case Fn::LearnedF16: return t.learned_f16(static_cast<const pec_learned_args16*>(args), yh);
+    case Fn::RopeQkF32: return t.rope_qk_f32(qk, xf, kf, yf, lf);
+    case Fn::RopeQkBf16: return t.rope_qk_bf16(qk, xh, kh, yh, lh);
+    case Fn::RopeQkF16: return t.rope_qk_f16(qk, xh, kh, yh, lh);
+    case Fn::RopeCachedF32: return t.rope_cached_f32(cached, xf, kf, yf, lf);
+    case Fn::RopeCachedBf16: return t.rope_cached_bf16(cached, xh, kh, yh, lh);
+    case Fn::RopeCachedF16: return t.rope_cached_f16(cached, xh, kh, yh, lh);
+    case Fn::RopeCacheF32: return t.rope_cache_f32(cache, yf);
+    case Fn::RopeCacheBf16: return t.rope_cache_bf16(cache, yh);
+    case Fn::RopeCacheF16: return t.rope_cache_f16(cache, yh);
+  }
+  return -1;
+}
+
+// Resolves the pec_* symbols of an opened library (every function of the version 2 header).
+KernelTable resolve(void* h) {
+  KernelTable t;
+  t.abi_version = reinterpret_cast<int (*)(void)>(dlsym(h, "pec_abi_version"));
+  t.domain = reinterpret_cast<decltype(t.domain)>(dlsym(h, "pec_domain"));
+  for (Fn f : kAllFns) t.set_entry(f, dlsym(h, std::string(symbol(f)).c_str()));
+  return t;
+}
+
+std::string signal_name(int s) {
+  const char* abbrev = sigabbrev_np(s);
+  return abbrev ? std::string("SIG") + abbrev : "signal " + std::to_string(s);
+}
+
+// Dispositions and streams of a process that runs kernel code (the fork server and every
+// worker): it dies with its parent, and a crashing kernel ends it by its own signal, so the
+// report can name it, even when pecheck runs inside a host with its own handlers (a sanitizer
+// runtime, a test framework).
+void child_setup() {
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  for (int s : {SIGINT, SIGTERM, SIGPIPE, SIGHUP, SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTRAP, SIGCHLD}) {
+    signal(s, SIG_DFL);
+  }
+  sigset_t none;
+  sigemptyset(&none);
+  sigprocmask(SIG_SETMASK, &none, nullptr);
+  // Whatever the kernel prints goes to stderr: pecheck's stdout may be a JSON document.
+  dup2(STDERR_FILENO, STDOUT_FILENO);
+}
+
+// A worker's call loop; never returns.
+[[noreturn]] void serve_calls(int fd, const KernelTable& table) {
+  for (;;) {
+    Request rq{};
+    if (read_full(fd, &rq, sizeof rq, 1e9) != Io::Ok) _exit(0);
+    const int rc = invoke(table, static_cast<Fn>(rq.fn), reinterpret_cast<const void*>(rq.args),
+                          reinterpret_cast<const void*>(rq.x), reinterpret_cast<void*>(rq.y),
+                          reinterpret_cast<const void*>(rq.x2), reinterpret_cast<void*>(rq.y2));
+    const std::int32_t rc32 = rc;
+    if (!write_full(fd, &rc32, sizeof rc32)) _exit(0);
+  }
+}
+
+HelloMsg hello_of(const KernelTable& table) {
+  HelloMsg hello{};
+  hello.ok = 1;
+  hello.mask = table.mask();
+  if (table.abi_version) {
+    hello.has_version = 1;
+    hello.version = table.abi_version();
+  }
+  if (table.domain) {  // kernel code: called in the server / worker, never in pecheck
+    const char* d = table.domain();
+    if (d != nullptr) {
+      const std::size_t n = strnlen(d, sizeof hello.domain);
+      hello.domain_truncated = n == sizeof hello.domain;
+      std::memcpy(hello.domain, d, std::min(n, sizeof hello.domain - 1));
+    }
+  }
+  return hello;
+}
+
+// Table mode: a worker forked from pecheck itself, answering calls at once.
+[[noreturn]] void table_worker_main(int fd, const KernelTable& table) {
+  child_setup();
+  const HelloMsg hello = hello_of(table);
+  if (!write_full(fd, &hello, sizeof hello)) _exit(0);
+  serve_calls(fd, table);
+}
+
+// Fork-server protocol on the control socket (pecheck -> server: ServerCmd; the answer is one
+// int32). Fork: the worker's end of a fresh socketpair travels with the command (SCM_RIGHTS);
+// the answer is the worker's pid or -1. Wait: the answer is the raw waitpid status of that
+// worker (the server is its parent, so only it can reap it).
+// Channel: the passed descriptor becomes one more control socket of the server, served like the
+// first (answer 0), so that parallel check lanes (Executor::become_lane) each talk to the one
+// server over their own socket; the server exits when its last control socket closes.
+struct ServerCmd {
+  std::int32_t op;  // 1 fork, 2 wait, 3 channel
+  std::int32_t pid;
+};
+constexpr std::int32_t kOpFork = 1, kOpWait = 2, kOpChannel = 3;
+
+bool send_with_fd(int sock, const void* buf, std::size_t n, int fd) {
+  iovec iov{const_cast<void*>(buf), n};
+  alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))] = {};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = ctl;
+  msg.msg_controllen = sizeof ctl;
+  cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  c->cmsg_level = SOL_SOCKET;
+  c->cmsg_type = SCM_RIGHTS;
+  c->cmsg_len = CMSG_LEN(sizeof(int));
+  std::memcpy(CMSG_DATA(c), &fd, sizeof(int));
+  for (;;) {
+    const ssize_t k = sendmsg(sock, &msg, MSG_NOSIGNAL);
+    if (k == static_cast<ssize_t>(n)) return true;
+    if (k < 0 && errno == EINTR) continue;
+    return false;
+  }
+}
+
+// Reads one command; *fd receives a passed descriptor (or -1). False on EOF or error.
+bool recv_cmd(int sock, ServerCmd* cmd, int* fd) {
+  *fd = -1;
+  iovec iov{cmd, sizeof *cmd};
+  alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))] = {};
+  msghdr msg{};
+  msg.msg_iov = &iov;
+  msg.msg_iovlen = 1;
+  msg.msg_control = ctl;
+  msg.msg_controllen = sizeof ctl;
+  ssize_t k;
+  do {
+    k = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+  } while (k < 0 && errno == EINTR);
+  if (k != static_cast<ssize_t>(sizeof *cmd)) return false;
+  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) std::memcpy(fd, CMSG_DATA(c), sizeof(int));
+  }
+  return true;
+}
+
+// Library mode: the fork server. It dlopens the plug-in once (its constructors run once per
+// run, README "Verifying a kernel"), answers with the exports, then forks one worker per
+// request; every worker starts from the state the constructors left. Never returns.
+[[noreturn]] void server_main(int ctl, const std::string& path) {
+  child_setup();
+  HelloMsg hello{};
+  void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    const char* e = dlerror();
+    std::snprintf(hello.error, sizeof hello.error, "%s", e ? e : "dlopen failed");
+    write_full(ctl, &hello, sizeof hello);
+    _exit(0);
+  }
+  const KernelTable table = resolve(h);
+  hello = hello_of(table);
+  if (!write_full(ctl, &hello, sizeof hello)) _exit(0);
+  std::vector<int> ctls{ctl};
+  for (;;) {
+    std::vector<pollfd> pfds;
+    for (int c : ctls) pfds.push_back({c, POLLIN, 0});
+    if (poll(pfds.data(), pfds.size(), -1) < 0) {
+      if (errno == EINTR) continue;
+      _exit(0);
+    }
+    std::vector<int> closed;
+    for (const pollfd& p : pfds) {
+      if (!(p.revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      const int c = p.fd;
+      ServerCmd cmd{};
+      int fd = -1;
+      if (!recv_cmd(c, &cmd, &fd)) {
+        closed.push_back(c);
+        continue;
+      }
+      std::int32_t answer = -1;
+      if (cmd.op == kOpFork && fd >= 0) {
+        std::fflush(nullptr);
+        const pid_t pid = fork();
+        if (pid == 0) {
+          for (int o : ctls) close(o);
+          prctl(PR_SET_PDEATHSIG, SIGKILL);  // dies with the server
+          serve_calls(fd, table);
+        }
+        answer = pid;
+      } else if (cmd.op == kOpWait) {
+        int st = 0;
+        pid_t w;
+        do {
+          w = waitpid(cmd.pid, &st, 0);
+        } while (w < 0 && errno == EINTR);
+        answer = w < 0 ? -1 : st;
+      } else if (cmd.op == kOpChannel && fd >= 0) {
+        ctls.push_back(fd);  // kept open: it is a control socket now
+        fd = -1;
+        answer = 0;
+      }
+      if (fd >= 0) close(fd);
+      if (!write_full(c, &answer, sizeof answer)) closed.push_back(c);
+    }
+    for (int c : closed) {
+      close(c);
+      std::erase(ctls, c);
+    }
+    if (ctls.empty()) _exit(0);
+  }
+}
+
+}  // namespace
+
+std::string CallOutcome::describe() const {
+  char buf[96];
+  switch (kind) {
+    case Kind::Returned: return "returned " + std::to_string(rc);
+    case Kind::Signal: return "killed by " + signal_name(signo);
+    case Kind::Exited: return "exited the process with status " + std::to_string(rc);
+    case Kind::Timeout:
+      std::snprintf(buf, sizeof buf, "did not return within %.3g s (killed)", seconds);
+      return buf;
+    case Kind::Lost: return "worker process could not be started";
+    case Kind::Cut: return "was not run: the run's time cap was reached";
+  }
+  return "unknown outcome";
+}
+
+Executor::Executor(std::string library_path, ExecutorConfig cfg)
+    : path_(std::move(library_path)), library_mode_(true), cfg_(cfg), arena_(cfg.arena_bytes) {}
+
+Executor::Executor(const KernelTable& table, ExecutorConfig cfg)
+    : table_(table), library_mode_(false), cfg_(cfg), arena_(cfg.arena_bytes) {}
+
+Executor::~Executor() {
+  kill_worker();
+  stop_server();
+}
+
+void Executor::stop_server() {
+  if (server_fd_ >= 0) close(server_fd_);  // the server exits on EOF; SIGKILL in case it is stuck
+  server_fd_ = -1;
+  if (server_pid_ > 0 && !owns_server_) {  // a lane's server belongs to its parent: just let go
+    server_pid_ = -1;
+    owns_server_ = true;  // a server this lane starts later is its own
+    return;
+  }
+  if (server_pid_ > 0) {
+    kill(server_pid_, SIGKILL);
+    int st = 0;
+    while (waitpid(server_pid_, &st, 0) < 0 && errno == EINTR) {
+    }
+  }
+  server_pid_ = -1;
+}
+
+int Executor::reap_worker() {
+  int st = 0;
+  if (!via_server()) {
+    while (waitpid(pid_, &st, 0) < 0 && errno == EINTR) {
+    }
+    return st;
+  }
+  const ServerCmd cmd{kOpWait, static_cast<std::int32_t>(pid_)};
+  std::int32_t answer = -1;
+  if (!write_full(server_fd_, &cmd, sizeof cmd) ||
+      read_full(server_fd_, &answer, sizeof answer, cfg_.load_timeout_s) != Io::Ok || answer < 0) {
+    stop_server();  // a server that cannot answer is replaced on the next call
+    return -1;
+  }
+  return answer;
+}
+
+void Executor::kill_worker() {
+  if (fd_ >= 0) close(fd_);
+  fd_ = -1;
+  if (pid_ > 0) {
+    kill(pid_, SIGKILL);
+    reap_worker();
+  }
+  pid_ = -1;
+}
+
+void Executor::recycle() { kill_worker(); }
+
+int Executor::open_channel() {
+  kill_worker();
+  if (!via_server() || server_fd_ < 0) return -1;
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) return -1;
+  const ServerCmd cmd{kOpChannel, 0};
+  std::int32_t answer = -1;
+  const bool sent = send_with_fd(server_fd_, &cmd, sizeof cmd, sv[1]);
+  close(sv[1]);
+  if (!sent || read_full(server_fd_, &answer, sizeof answer, cfg_.load_timeout_s) != Io::Ok || answer != 0) {
+    close(sv[0]);
+    return -1;
+  }
+  return sv[0];
+}
+
+void Executor::become_lane(int channel_fd, std::size_t slice, std::size_t slices) {
+  // This process is a fork of the one that owns the server: forget its worker (it has none:
+  // open_channel ended it) and its server connection without touching them, and talk to the
+  // same server over the lane's own channel. Without a channel (table mode, or a server that
+  // could not open one) the lane forks its own workers or starts its own server.
+  pid_ = -1;
+  fd_ = -1;
+  if (server_fd_ >= 0) close(server_fd_);
+  server_fd_ = channel_fd;
+  if (channel_fd < 0) server_pid_ = -1;
+  owns_server_ = false;
+  loads_ = 0;  // loads() counts this lane's own (none while the channel works)
+  arena_.narrow(slice, slices);
+}
+
+bool Executor::past_cap() const {
+  return cap_ > 0 && std::chrono::duration<double>(Clock::now().time_since_epoch()).count() > cap_;
+}
+
+bool Executor::handshake(int fd, pid_t pid, std::string* error, LibraryInfo* info) {
+  HelloMsg hello{};
+  const Io io = read_full(fd, &hello, sizeof hello, cfg_.load_timeout_s);
+  if (io == Io::Ok && hello.ok) {
+    info->mask = hello.mask;
+    info->has_abi_version = hello.has_version != 0;
+    info->abi_version = hello.version;
+    hello.domain[sizeof hello.domain - 1] = '\0';
+    info->domain = hello.domain;
+    info->domain_truncated = hello.domain_truncated != 0;
+    return true;
+  }
+  if (io == Io::Ok) {
+    *error = hello.error;
+  } else if (io == Io::Timeout) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.3g", cfg_.load_timeout_s);
+    *error = std::string("loading did not finish within ") + buf + " s (at most 10 s, and at most --budget-seconds + --call-timeout)";
+  } else {
+    kill(pid, SIGKILL);  // no-op when already dead; reaps below either way
+    int st = 0;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    *error = WIFSIGNALED(st) ? "crashed while loading (" + signal_name(WTERMSIG(st)) + ")"
+                             : "exited while loading (status " + std::to_string(WEXITSTATUS(st)) + ")";
+    return false;
+  }
+  kill(pid, SIGKILL);
+  int st = 0;
+  while (waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+  }
+  return false;
+}
+
+bool Executor::start_server(std::string* error, LibraryInfo* info) {
+  stop_server();
+  int fd = -1;
+  const pid_t pid = fork_child([this](int child_fd) { server_main(child_fd, path_); }, error, info, &fd);
+  if (pid < 0) return false;
+  server_pid_ = pid;
+  server_fd_ = fd;
+  ++loads_;
+  return true;
+}
+
+bool Executor::spawn(std::string* error, LibraryInfo* info) {
+  if (via_server() && server_pid_ < 0 && !start_server(error, info)) return false;
+  if (via_server()) {
+    int sv[2];
+    if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+      *error = std::string("socketpair: ") + std::strerror(errno);
+      return false;
+    }
+    const ServerCmd cmd{kOpFork, 0};
+    std::int32_t pid = -1;
+    const bool sent = send_with_fd(server_fd_, &cmd, sizeof cmd, sv[1]);
+    close(sv[1]);
+    if (!sent || read_full(server_fd_, &pid, sizeof pid, cfg_.load_timeout_s) != Io::Ok || pid <= 0) {
+      close(sv[0]);
+      stop_server();
+      *error = "the fork server did not start a worker";
+      return false;
+    }
+    pid_ = pid;
+    fd_ = sv[0];
+    return true;
+  }
+  int fd = -1;
+  const pid_t pid = fork_child([this](int child_fd) { table_worker_main(child_fd, table_); }, error, info, &fd);
+  if (pid < 0) return false;
+  pid_ = pid;
+  fd_ = fd;
+  return true;
+}
+
+// Forks a process that runs `child_main` on its end of a fresh socket pair (it never returns)
+// and waits for its hello; returns the child's pid and our end in *fd, or -1 with *error set.
+template <class ChildMain>
+pid_t Executor::fork_child(ChildMain child_main, std::string* error, LibraryInfo* info, int* fd) {
+  int sv[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0) {
+    *error = std::string("socketpair: ") + std::strerror(errno);
+    return -1;
+  }
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) {
+    close(sv[0]);
+    close(sv[1]);
+    *error = std::string("fork: ") + std::strerror(errno);
+    return -1;
+  }
+  if (pid == 0) {
+    close(sv[0]);
+    child_main(sv[1]);  // never returns
+    _exit(127);
+  }
+  close(sv[1]);
+  if (!handshake(sv[0], pid, error, info)) {
+    close(sv[0]);
+    return -1;
+  }
+  *fd = sv[0];
+  return pid;
+}
+
+LibraryInfo Executor::probe() {
+  LibraryInfo info;
+  if (!cfg_.fork) {
+    KernelTable t = table_;
+    if (library_mode_) {
+      void* h = dlopen(path_.c_str(), RTLD_NOW | RTLD_LOCAL);
+      if (!h) {
+        const char* e = dlerror();
+        throw UsageError("cannot load kernel library: " + std::string(e ? e : path_));
+      }
+      t = table_ = resolve(h);
+      ++loads_;
+    }
+    info.mask = t.mask();
+    if (t.abi_version) {
+      info.has_abi_version = true;
+      info.abi_version = t.abi_version();
+    }
+    if (t.domain && t.domain()) info.domain = t.domain();
+    return info;
+  }
+  kill_worker();
+  std::string error;
+  if (via_server()) {
+    if (!start_server(&error, &info)) throw UsageError("cannot load kernel library " + path_ + ": " + error);
+    return info;
+  }
+  if (!spawn(&error, &info)) throw UsageError("cannot load kernel library " + path_ + ": " + error);
+  return info;
+}
+
+CallOutcome Executor::call(Fn fn, const void* args, const void* x, void* y, const void* x2, void* y2) {
+  CallOutcome out;
+  const auto t0 = Clock::now();
+  if (cap_ > 0 && std::chrono::duration<double>(t0.time_since_epoch()).count() > cap_) {
+    out.kind = CallOutcome::Kind::Cut;  // a call never starts after the cap: the run ends in time
+    return out;
+  }
+  if (!cfg_.fork) {
+    out.rc = invoke(table_, fn, args, x, y, x2, y2);
+    out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    return out;
+  }
+  const Request rq{static_cast<std::int32_t>(fn), reinterpret_cast<std::uint64_t>(args),
+                   reinterpret_cast<std::uint64_t>(x), reinterpret_cast<std::uint64_t>(y),
+                   reinterpret_cast<std::uint64_t>(x2), reinterpret_cast<std::uint64_t>(y2)};
+  if (pid_ < 0) {
+    std::string error;
+    LibraryInfo info;
+    if (!spawn(&error, &info)) {
+      out.kind = CallOutcome::Kind::Lost;
+      return out;
+    }
+  }
+  std::int32_t rc = 0;
+  Io io = write_full(fd_, &rq, sizeof rq) ? read_full(fd_, &rc, sizeof rc, cfg_.call_timeout_s) : Io::Eof;
+  out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  if (io == Io::Ok) {
+    out.rc = rc;
+    return out;
+  }
+  if (io == Io::Timeout) {
+    out.kind = CallOutcome::Kind::Timeout;
+    kill_worker();
+    return out;
+  }
+  // The worker is gone: collect how it ended.
+  close(fd_);
+  fd_ = -1;
+  const int st = reap_worker();
+  pid_ = -1;
+  if (st >= 0 && WIFSIGNALED(st)) {
+    out.kind = CallOutcome::Kind::Signal;
+    out.signo = WTERMSIG(st);
+  } else if (st >= 0) {
+    out.kind = CallOutcome::Kind::Exited;
+    out.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  } else {
+    out.kind = CallOutcome::Kind::Lost;
+  }
+  return out;
+}
+
+void check_library_file(const std::string& path) {
+  const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) throw UsageError("cannot open kernel library " + path + ": " + std::strerror(errno));
+  unsigned char h[64] = {};
+  const ssize_t n = read(fd, h, sizeof h);
+  const int err = errno;
+  close(fd);
+  if (n < 0) throw UsageError("cannot read kernel library " + path + ": " + std::strerror(err));
+  if (n < 20 || std::memcmp(h, ELFMAG, SELFMAG) != 0) {
+    throw UsageError("kernel library " + path + " is not an ELF shared object");
+  }
+#if defined(__x86_64__)
+  constexpr int kMachine = EM_X86_64;
+  constexpr const char* kArch = "x86-64";
+#elif defined(__aarch64__)
+  constexpr int kMachine = EM_AARCH64;
+  constexpr const char* kArch = "aarch64";
+#else
+  constexpr int kMachine = -1;
+  constexpr const char* kArch = "this host";
+#endif
+  if (h[EI_CLASS] != (sizeof(void*) == 8 ? ELFCLASS64 : ELFCLASS32)) {
+    throw UsageError("kernel library " + path + " is a " + (h[EI_CLASS] == ELFCLASS32 ? "32" : "64") +
+                     "-bit ELF file; pecheck needs a " + std::to_string(sizeof(void*) * 8) + "-bit library");
+  }
+  std::uint16_t type = 0, machine = 0;
+  std::memcpy(&type, h + 16, 2);
+  std::memcpy(&machine, h + 18, 2);
+  if (kMachine >= 0 && machine != kMachine) {
+    throw UsageError("kernel library " + path + " is built for another architecture (ELF machine " +
+                     std::to_string(machine) + "), not " + kArch);
+  }
+  if (type != ET_DYN) throw UsageError("kernel library " + path + " is an ELF file but not a shared object");
+}
+
+}  // namespace pecheck::verifier
