@@ -25,7 +25,8 @@
 //                             and k [8192][8][128] (GQA 4:1) rotated out of place from a float32
 //                             cos/sin cache [108192][rotary] built by pec_rope_cache_f32 outside
 //                             the timing (positions 100000 + t, so every token reads its own
-//                             row), paired with memcpy of q and k in the same iteration
+//                             row), paired with memcpy of q and k in the same iteration;
+//                             fn:1 is pec_rope_qk_f32 on the same tensors (angles computed)
 // A new implementation is one more impl id (kImplNames, rope_args), a branch in BM_Rope's timed
 // lambda and a column in rope_table.py: the memcpy pairing, the ratio and the JSON come with it.
 #include <benchmark/benchmark.h>
@@ -260,7 +261,8 @@ const std::vector<float>& cos_sin_cache(std::int64_t rot, std::int64_t rows) {
   return c;
 }
 
-// args: tokens, layout, rot
+// args: tokens, layout, rot, fn (0: pec_rope_cached_f32, 1: pec_rope_qk_f32 on the same tensors,
+// its angles computed per token: the cost the cache saves)
 void BM_RopeCached(benchmark::State& st) {
   Tensors& t = tensors(st.range(0));
   KeyTensors& k = key_tensors(st.range(0));
@@ -274,6 +276,9 @@ void BM_RopeCached(benchmark::State& st) {
   const pec_strides sq{kHeads * kDim, kDim}, sk{kKvHeads * kDim, kDim};
   const pec_rope_cached_args a{t.tokens, kHeads, kKvHeads, kDim, rot, static_cast<std::int32_t>(layout),
                                PEC_DTYPE_F32, rows, cache.data(), t.pos.data(), sq, sk, sq, sk};
+  const pec_rope_qk_args qa{t.tokens, kHeads, kKvHeads, kDim, rot, static_cast<std::int32_t>(layout),
+                            10000.0, 1.0, 1.0, t.pos.data(), nullptr, sq, sk, sq, sk};
+  const bool qk = st.range(3) == 1;
   double t_copy = 0, t_kernel = 0;
   for (auto _ : st) {
     const auto c0 = std::chrono::steady_clock::now();
@@ -282,7 +287,8 @@ void BM_RopeCached(benchmark::State& st) {
     benchmark::ClobberMemory();
     t_copy += seconds_since(c0);
     const auto v0 = std::chrono::steady_clock::now();
-    const bool ok = pec_rope_cached_f32(&a, t.x, k.k, t.y, k.k_out) == 0;
+    const bool ok = (qk ? pec_rope_qk_f32(&qa, t.x, k.k, t.y, k.k_out)
+                        : pec_rope_cached_f32(&a, t.x, k.k, t.y, k.k_out)) == 0;
     benchmark::ClobberMemory();
     const double d = seconds_since(v0);
     t_kernel += d;
@@ -297,7 +303,7 @@ void BM_RopeCached(benchmark::State& st) {
   st.counters["memcpy_GB/s"] = moved / t_copy / 1e9;
   st.counters["GB/s"] = moved / t_kernel / 1e9;
   st.counters["ratio"] = t_copy / t_kernel;
-  st.SetLabel(pecheck_simd_path());
+  st.SetLabel(std::string(qk ? "qk " : "cached ") + pecheck_simd_path());
 }
 
 // The cos/sin part alone: one head of rotary_dim lanes per token, so the angle, its reduction
@@ -377,8 +383,8 @@ BENCHMARK(BM_RopeStream)
     ->ArgsProduct({{1024, 2048, 4096, 8192}, {PEC_ROPE_NEOX, PEC_ROPE_GPTJ}})
     ->UseManualTime();
 BENCHMARK(BM_RopeCached)
-    ->ArgNames({"tokens", "layout", "rot"})
-    ->ArgsProduct({{8192}, {PEC_ROPE_NEOX, PEC_ROPE_GPTJ}, {128, 64}})
+    ->ArgNames({"tokens", "layout", "rot", "fn"})
+    ->ArgsProduct({{8192}, {PEC_ROPE_NEOX, PEC_ROPE_GPTJ}, {128, 64}, {0, 1}})
     ->UseManualTime();
 BENCHMARK(BM_RopeSinCosOnly)->ArgName("path")->DenseRange(0, 2)->UseRealTime();
 BENCHMARK(BM_LoadAverage)->Iterations(1);

@@ -3,8 +3,8 @@
 // the rotation from a cos/sin cache, and the cache builder, against the MPFR oracle
 // (src/oracle) within spec/budgets.tsv; gaps and guards untouched; in place; bit-identical
 // across paths; every domain rule rejected without writing.
-// Clause: ABI-QK-1 ABI-QK-2 ABI-QK-3 ABI-QK-4 ABI-VIEW-1 ABI-VIEW-2 ABI-CACHE-1 ABI-CACHE-2 ABI-CACHE-3
-// Clause: ABI-STORE-1 ABI-ROPE-3 ABI-BATCH-1 ABI-GEN-3 ABI-GEN-4 ABI-GEN-5 ABI-GEN-6
+// Clause: ABI-QK-1 ABI-QK-2 ABI-QK-3 ABI-QK-4 ABI-VIEW-1 ABI-VIEW-2 ABI-CACHE-1 ABI-CACHE-2
+// ABI-CACHE-3 Clause: ABI-STORE-1 ABI-ROPE-3 ABI-BATCH-1 ABI-GEN-3 ABI-GEN-4 ABI-GEN-5 ABI-GEN-6
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -73,8 +73,10 @@ bool same(T a, T b) {
 // Input values of the format: [-2, 2] with zeros, large and tiny magnitudes (f16 kept finite).
 double input_value(const Fmt& f, float x) {
   if (f.dtype == PEC_DTYPE_F16) {
-    if (std::fabs(x) > 1e10f) x *= 5e-17f;  // ~[-1e4, 1e4]: rotated by attn <= 2, still finite
-    else if (std::fabs(x) < 1e-10f && x != 0) x *= 3e14f;
+    if (std::fabs(x) > 1e10f)
+      x *= 5e-17f;  // ~[-1e4, 1e4]: rotated by attn <= 2, still finite
+    else if (std::fabs(x) < 1e-10f && x != 0)
+      x *= 3e14f;
   }
   return oracle::round_to(x, f.of);
 }
@@ -121,7 +123,8 @@ void fill_inputs(ViewBuf<T>& v, const Fmt& f, std::uint64_t seed) {
   std::size_t i = 0;
   for (std::int64_t t = 0; t < v.n_tokens; ++t)
     for (std::int64_t h = 0; h < v.n_heads; ++h)
-      for (std::int64_t l = 0; l < v.head_dim; ++l) v.buf[v.at(t, h, l)] = enc<T>(f, input_value(f, x[i++]));
+      for (std::int64_t l = 0; l < v.head_dim; ++l)
+        v.buf[v.at(t, h, l)] = enc<T>(f, input_value(f, x[i++]));
 }
 
 struct QkShape {
@@ -131,12 +134,12 @@ struct QkShape {
 };
 const QkShape kQkShapes[] = {
     // tokens, q heads, kv heads, head_dim, rotary, layout, position_scale, attn_factor
-    {5, 8, 2, 128, 128, PEC_ROPE_NEOX, 1.0, 1.0},     // GQA 4:1, register tables
-    {4, 4, 4, 128, 64, PEC_ROPE_GPTJ, 1.0, 1.2},      // partial rotary, YaRN-like factor
-    {7, 6, 1, 70, 46, PEC_ROPE_NEOX, 0.25, 0.7},      // MQA, vector tails
+    {5, 8, 2, 128, 128, PEC_ROPE_NEOX, 1.0, 1.0},  // GQA 4:1, register tables
+    {4, 4, 4, 128, 64, PEC_ROPE_GPTJ, 1.0, 1.2},   // partial rotary, YaRN-like factor
+    {7, 6, 1, 70, 46, PEC_ROPE_NEOX, 0.25, 0.7},   // MQA, vector tails
     {3, 3, 3, 38, 38, PEC_ROPE_GPTJ, 4.0, 1.0},
-    {2, 4, 2, 34, 34, PEC_ROPE_NEOX, 3e5, 1.1},       // angles past 2^45: the quad path
-    {1, 1, 1, 2, 2, PEC_ROPE_GPTJ, 1.0, 2.0},         // the smallest head
+    {2, 4, 2, 34, 34, PEC_ROPE_NEOX, 3e5, 1.1},  // angles past 2^45: the quad path
+    {1, 1, 1, 2, 2, PEC_ROPE_GPTJ, 1.0, 2.0},    // the smallest head
 };
 
 // One qk (or cached) call's four tensors; `call` runs the function under test on them.
@@ -149,7 +152,8 @@ struct QkTensors {
         k(s.n_tokens, s.n_kv_heads, s.head_dim, kind, poison<T>(f)),
         qo(s.n_tokens, s.n_q_heads, s.head_dim, (kind + 1) % 3, poison<T>(f)),
         ko(s.n_tokens, s.n_kv_heads, s.head_dim, (kind + 2) % 3, poison<T>(f)),
-        q_in_place(qi), k_in_place(ki) {
+        q_in_place(qi),
+        k_in_place(ki) {
     fill_inputs(q, f, seed);
     fill_inputs(k, f, seed + 1);
   }
@@ -169,8 +173,8 @@ struct QkTensors {
 // Outputs: every view element written, every gap and guard element untouched (ABI-VIEW-2,
 // ABI-GEN-4/5); inputs not in place: the whole buffer untouched.
 template <class T>
-void expect_views_clean(ViewBuf<T>& out, const std::vector<T>& input_before, bool in_place, const Fmt& f,
-                        const char* what) {
+void expect_views_clean(ViewBuf<T>& out, const std::vector<T>& input_before, bool in_place,
+                        const Fmt& f, const char* what) {
   const T pat = poison<T>(f);
   for (std::size_t i = 0; i < out.buf.size(); ++i) {
     if (out.in_view[i]) {
@@ -185,9 +189,11 @@ void expect_views_clean(ViewBuf<T>& out, const std::vector<T>& input_before, boo
 
 // The oracle's rotation of a dense tensor, times attn (the exact rotation with attn*cos and
 // attn*sin is attn times the exact rotation), checked with magnitude attn*(|xa| + |xb|).
-void expect_rotation(const Fmt& f, const QkShape& s, std::int64_t n_heads, const std::vector<float>& x,
-                     const std::vector<float>& y, const std::vector<std::int64_t>& pos, const char* what) {
-  pec_rope_args a{s.n_tokens, n_heads, s.head_dim, s.rotary_dim, s.layout, 10000.0, s.scale, pos.data(), nullptr};
+void expect_rotation(const Fmt& f, const QkShape& s, std::int64_t n_heads,
+                     const std::vector<float>& x, const std::vector<float>& y,
+                     const std::vector<std::int64_t>& pos, const char* what) {
+  pec_rope_args a{s.n_tokens, n_heads, s.head_dim, s.rotary_dim, s.layout,
+                  10000.0,    s.scale, pos.data(), nullptr};
   std::vector<float> rounded(x.size());
   std::vector<double> exact(x.size());
   oracle::rope_block(a, x.data(), f.of, rounded.data(), exact.data());
@@ -204,8 +210,8 @@ void expect_rotation(const Fmt& f, const QkShape& s, std::int64_t n_heads, const
       for (std::int64_t e : {la, lb}) {
         const double want = s.attn * exact[e];
         const double u = budget.units(std::fabs(y[e] - want), {m, theta});
-        ASSERT_LE(u, 1.0) << what << " " << f.name << " element " << e << " position " << pos[t] << ": " << y[e]
-                          << " vs " << want;
+        ASSERT_LE(u, 1.0) << what << " " << f.name << " element " << e << " position " << pos[t]
+                          << ": " << y[e] << " vs " << want;
       }
     }
     for (std::int64_t l = s.rotary_dim; l < s.head_dim; ++l) {
@@ -226,7 +232,8 @@ class SimdV2 : public ::testing::TestWithParam<Path> {
 };
 
 template <class T>
-int run_qk(Path p, const Fmt& f, const QkShape& s, const std::vector<std::int64_t>& pos, QkTensors<T>& ts) {
+int run_qk(Path p, const Fmt& f, const QkShape& s, const std::vector<std::int64_t>& pos,
+           QkTensors<T>& ts) {
   pec_rope_qk_args a{};
   a.n_tokens = s.n_tokens;
   a.n_q_heads = s.n_q_heads;
@@ -243,10 +250,12 @@ int run_qk(Path p, const Fmt& f, const QkShape& s, const std::vector<std::int64_
 }
 
 template <class T>
-void qk_case(Path path, const Fmt& f, const QkShape& s, int kind, bool qi, bool ki, std::uint64_t seed) {
-  SCOPED_TRACE(::testing::Message() << f.name << " " << s.n_tokens << "x" << s.n_q_heads << "/" << s.n_kv_heads << "x"
-                                    << s.head_dim << " rot " << s.rotary_dim << " layout " << s.layout << " view "
-                                    << kind << " in place " << qi << ki);
+void qk_case(Path path, const Fmt& f, const QkShape& s, int kind, bool qi, bool ki,
+             std::uint64_t seed) {
+  SCOPED_TRACE(::testing::Message()
+               << f.name << " " << s.n_tokens << "x" << s.n_q_heads << "/" << s.n_kv_heads << "x"
+               << s.head_dim << " rot " << s.rotary_dim << " layout " << s.layout << " view "
+               << kind << " in place " << qi << ki);
   const auto pos = random_positions(static_cast<std::size_t>(s.n_tokens), seed + 7);
   QkTensors<T> ts(s, f, kind, qi, ki, seed);
   const std::vector<T> q_before = ts.q.buf, k_before = ts.k.buf;
@@ -255,10 +264,12 @@ void qk_case(Path path, const Fmt& f, const QkShape& s, int kind, bool qi, bool 
   expect_views_clean(ts.q_result(), q_before, qi, f, "q_out");
   expect_views_clean(ts.k_result(), k_before, ki, f, "k_out");
   if (!qi) {
-    EXPECT_TRUE(std::equal(q_before.begin(), q_before.end(), ts.q.buf.begin(), same<T>)) << "q written";
+    EXPECT_TRUE(std::equal(q_before.begin(), q_before.end(), ts.q.buf.begin(), same<T>))
+        << "q written";
   }
   if (!ki) {
-    EXPECT_TRUE(std::equal(k_before.begin(), k_before.end(), ts.k.buf.begin(), same<T>)) << "k written";
+    EXPECT_TRUE(std::equal(k_before.begin(), k_before.end(), ts.k.buf.begin(), same<T>))
+        << "k written";
   }
   expect_rotation(f, s, s.n_q_heads, qx, ts.q_result().dense(f), pos, "q");
   expect_rotation(f, s, s.n_kv_heads, kx, ts.k_result().dense(f), pos, "k");
@@ -267,8 +278,10 @@ void qk_case(Path path, const Fmt& f, const QkShape& s, int kind, bool qi, bool 
   ASSERT_EQ(run_qk(Path::Scalar, f, s, pos, ref), 0);
   const auto a = ts.q_result().dense(f), b = ref.q_result().dense(f);
   const auto c = ts.k_result().dense(f), d = ref.k_result().dense(f);
-  EXPECT_TRUE(same_bits(a.data(), b.data(), a.size())) << "q differs from the scalar path / out of place";
-  EXPECT_TRUE(same_bits(c.data(), d.data(), c.size())) << "k differs from the scalar path / out of place";
+  EXPECT_TRUE(same_bits(a.data(), b.data(), a.size()))
+      << "q differs from the scalar path / out of place";
+  EXPECT_TRUE(same_bits(c.data(), d.data(), c.size()))
+      << "k differs from the scalar path / out of place";
 }
 
 TEST_P(SimdV2, RopeQkMeetsContractWithGqaStridesGapsAndInPlace) {
@@ -276,9 +289,12 @@ TEST_P(SimdV2, RopeQkMeetsContractWithGqaStridesGapsAndInPlace) {
   for (const Fmt& f : kFormats) {
     for (const QkShape& s : kQkShapes) {
       for (int kind = 0; kind < 3; ++kind) {
-        const bool qi = kind == 1, ki = kind == 2;  // q in place in fused rows, k in place head-major
-        if (f.dtype == PEC_DTYPE_F32) qk_case<float>(GetParam(), f, s, kind, qi, ki, seed++);
-        else qk_case<std::uint16_t>(GetParam(), f, s, kind, qi, ki, seed++);
+        const bool qi = kind == 1,
+                   ki = kind == 2;  // q in place in fused rows, k in place head-major
+        if (f.dtype == PEC_DTYPE_F32)
+          qk_case<float>(GetParam(), f, s, kind, qi, ki, seed++);
+        else
+          qk_case<std::uint16_t>(GetParam(), f, s, kind, qi, ki, seed++);
         if (HasFatalFailure()) return;
       }
     }
@@ -293,17 +309,18 @@ TEST_P(SimdV2, RopeQkInPlaceOnAFusedQkvBuffer) {
   std::vector<float> buf = random_inputs(static_cast<std::size_t>(T * row), 9);
   const std::vector<float> before = buf;
   const auto pos = random_positions(T, 10);
-  pec_rope_qk_args a{T, Hq, Hk, D, D, PEC_ROPE_NEOX, 10000.0, 1.0, 1.0, pos.data(), nullptr,
-                     {row, D}, {row, D}, {row, D}, {row, D}};
-  ASSERT_EQ(simd::rope_qk(GetParam(), PEC_DTYPE_F32, &a, buf.data(), buf.data() + Hq * D, buf.data(),
-                          buf.data() + Hq * D),
+  pec_rope_qk_args a{T,   Hq,         Hk,      D,        D,        PEC_ROPE_NEOX, 10000.0, 1.0,
+                     1.0, pos.data(), nullptr, {row, D}, {row, D}, {row, D},      {row, D}};
+  ASSERT_EQ(simd::rope_qk(GetParam(), PEC_DTYPE_F32, &a, buf.data(), buf.data() + Hq * D,
+                          buf.data(), buf.data() + Hq * D),
             0);
   // Against pec_rope_f32 on the dense q and k (same arithmetic for attn_factor 1: same bits).
   for (int part = 0; part < 2; ++part) {
     const std::int64_t H = part == 0 ? Hq : Hk, h0 = part == 0 ? 0 : Hq;
     std::vector<float> x, y(static_cast<std::size_t>(T * H * D));
     for (std::int64_t t = 0; t < T; ++t)
-      for (std::int64_t e = 0; e < H * D; ++e) x.push_back(before[static_cast<std::size_t>(t * row + h0 * D + e)]);
+      for (std::int64_t e = 0; e < H * D; ++e)
+        x.push_back(before[static_cast<std::size_t>(t * row + h0 * D + e)]);
     pec_rope_args r{T, H, D, D, PEC_ROPE_NEOX, 10000.0, 1.0, pos.data(), nullptr};
     ASSERT_EQ(simd::rope_f32(GetParam(), &r, x.data(), y.data()), 0);
     for (std::int64_t t = 0; t < T; ++t)
@@ -327,19 +344,24 @@ TEST_P(SimdV2, RopeCacheBuilderMeetsContractAgainstOracle) {
     double scale, attn;
     bool given;
   };
-  for (const C& c : {C{300, 128, 1.0, 1.0, false}, C{67, 46, 1e12, 0.8, false}, C{40, 64, 1.0, 1.3, true}}) {
+  for (const C& c :
+       {C{300, 128, 1.0, 1.0, false}, C{67, 46, 1e12, 0.8, false}, C{40, 64, 1.0, 1.3, true}}) {
     const std::int64_t half = c.rot / 2;
     std::vector<float> inv_freq;
-    for (std::int64_t i = 0; i < half; ++i) inv_freq.push_back(static_cast<float>(std::pow(5e5, -2.0 * i / c.rot) / 3));
+    for (std::int64_t i = 0; i < half; ++i)
+      inv_freq.push_back(static_cast<float>(std::pow(5e5, -2.0 * i / c.rot) / 3));
     std::vector<oracle::RopeAngle> ang;
     for (std::int64_t p = 0; p < c.positions; ++p) {
       for (std::int64_t i = 0; i < half; ++i) {
-        oracle::AngleQuery q{p, c.scale, c.given ? oracle::RopeFrequency::exact(inv_freq[static_cast<std::size_t>(i)])
-                                                 : oracle::RopeFrequency::power(10000.0, i, c.rot)};
+        oracle::AngleQuery q{
+            p, c.scale,
+            c.given ? oracle::RopeFrequency::exact(inv_freq[static_cast<std::size_t>(i)])
+                    : oracle::RopeFrequency::power(10000.0, i, c.rot)};
         ang.push_back(oracle::rope_angle(q));
       }
     }
-    const pec_rope_cache_args a{c.positions, c.rot, 10000.0, c.scale, c.attn, c.given ? inv_freq.data() : nullptr};
+    const pec_rope_cache_args a{c.positions, c.rot,  10000.0,
+                                c.scale,     c.attn, c.given ? inv_freq.data() : nullptr};
     for (const Fmt& f : kFormats) {
       const oracle::Budget& budget = oracle::budget("rope", f.name, "accurate");
       const std::size_t n = static_cast<std::size_t>(c.positions * c.rot);
@@ -367,10 +389,14 @@ TEST_P(SimdV2, RopeCacheBuilderMeetsContractAgainstOracle) {
         for (std::int64_t i = 0; i < half; ++i) {
           const auto& r = ang[static_cast<std::size_t>(p * half + i)];
           const double theta = std::fabs(r.angle.hi);
-          const double ec = std::fabs(got[static_cast<std::size_t>(p * c.rot + i)] - c.attn * r.cos.hi);
-          const double es = std::fabs(got[static_cast<std::size_t>(p * c.rot + half + i)] - c.attn * r.sin.hi);
-          ASSERT_LE(budget.units(ec, {c.attn, theta}), 1.0) << f.name << " cos p " << p << " i " << i;
-          ASSERT_LE(budget.units(es, {c.attn, theta}), 1.0) << f.name << " sin p " << p << " i " << i;
+          const double ec =
+              std::fabs(got[static_cast<std::size_t>(p * c.rot + i)] - c.attn * r.cos.hi);
+          const double es =
+              std::fabs(got[static_cast<std::size_t>(p * c.rot + half + i)] - c.attn * r.sin.hi);
+          ASSERT_LE(budget.units(ec, {c.attn, theta}), 1.0)
+              << f.name << " cos p " << p << " i " << i;
+          ASSERT_LE(budget.units(es, {c.attn, theta}), 1.0)
+              << f.name << " sin p " << p << " i " << i;
         }
       }
     }
@@ -378,8 +404,9 @@ TEST_P(SimdV2, RopeCacheBuilderMeetsContractAgainstOracle) {
 }
 
 template <class T>
-int run_cached(Path p, const Fmt& f, const QkShape& s, const std::vector<std::int64_t>& pos, std::int32_t cache_dtype,
-               std::int64_t cache_positions, const void* cache, QkTensors<T>& ts) {
+int run_cached(Path p, const Fmt& f, const QkShape& s, const std::vector<std::int64_t>& pos,
+               std::int32_t cache_dtype, std::int64_t cache_positions, const void* cache,
+               QkTensors<T>& ts) {
   pec_rope_cached_args a{};
   a.n_tokens = s.n_tokens;
   a.n_q_heads = s.n_q_heads;
@@ -392,16 +419,18 @@ int run_cached(Path p, const Fmt& f, const QkShape& s, const std::vector<std::in
   a.cos_sin_cache = cache;
   a.positions = pos.data();
   ts.set_strides(a);
-  return simd::rope_cached(p, f.dtype, &a, ts.q.base(), ts.k.base(), ts.q_out_ptr(), ts.k_out_ptr());
+  return simd::rope_cached(p, f.dtype, &a, ts.q.base(), ts.k.base(), ts.q_out_ptr(),
+                           ts.k_out_ptr());
 }
 
 // Exact cached rotation of one tensor: y[a] = xa*C - xb*S, y[b] = xb*C + xa*S with the cache
 // entries as exact numbers (one fma of exact float products: error 2^-53 relative), within the
 // float32 rotation of the storage type's reference row at angle 0: PREC-CACHE-1's default class
 // (float32 arithmetic, one rounding to storage; C and S are inputs, so no angle term).
-void expect_cached_rotation(const Fmt& f, const QkShape& s, std::int64_t n_heads, const std::vector<float>& x,
-                            const std::vector<float>& y, const std::vector<std::int64_t>& pos,
-                            const std::vector<float>& cache, const char* what) {
+void expect_cached_rotation(const Fmt& f, const QkShape& s, std::int64_t n_heads,
+                            const std::vector<float>& x, const std::vector<float>& y,
+                            const std::vector<std::int64_t>& pos, const std::vector<float>& cache,
+                            const char* what) {
   const oracle::Budget& budget = oracle::budget("rope", f.name, "reference");
   const std::int64_t half = s.rotary_dim / 2;
   for (std::int64_t r = 0; r < s.n_tokens * n_heads; ++r) {
@@ -414,11 +443,14 @@ void expect_cached_rotation(const Fmt& f, const QkShape& s, std::int64_t n_heads
       const double xa = x[la], xb = x[lb];
       const double ya = std::fma(-xb, S, xa * C), yb = std::fma(xa, S, xb * C);
       const double m = (std::fabs(xa) + std::fabs(xb)) * std::max(std::fabs(C), std::fabs(S));
-      ASSERT_LE(budget.units(std::fabs(y[la] - ya), {m, 0.0}), 1.0) << what << " " << f.name << " element " << la << ": " << y[la] << " vs " << ya;
-      ASSERT_LE(budget.units(std::fabs(y[lb] - yb), {m, 0.0}), 1.0) << what << " " << f.name << " element " << lb << ": " << y[lb] << " vs " << yb;
+      ASSERT_LE(budget.units(std::fabs(y[la] - ya), {m, 0.0}), 1.0)
+          << what << " " << f.name << " element " << la << ": " << y[la] << " vs " << ya;
+      ASSERT_LE(budget.units(std::fabs(y[lb] - yb), {m, 0.0}), 1.0)
+          << what << " " << f.name << " element " << lb << ": " << y[lb] << " vs " << yb;
     }
     for (std::int64_t l = s.rotary_dim; l < s.head_dim; ++l) {
-      ASSERT_EQ(std::bit_cast<std::uint32_t>(y[row + l]), std::bit_cast<std::uint32_t>(x[row + l])) << "pass-through";
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(y[row + l]), std::bit_cast<std::uint32_t>(x[row + l]))
+          << "pass-through";
     }
   }
 }
@@ -427,33 +459,40 @@ void expect_cached_rotation(const Fmt& f, const QkShape& s, std::int64_t n_heads
 // every other row a NaN pattern: a kernel that reads another row (the token index instead of
 // the position) writes NaN and fails.
 struct TestCache {
-  std::vector<float> values;    // widened, [positions][rot]
+  std::vector<float> values;  // widened, [positions][rot]
   std::vector<float> f32;
   std::vector<std::uint16_t> u16;
   const void* data(std::int32_t dtype) const {
-    return dtype == PEC_DTYPE_F32 ? static_cast<const void*>(f32.data()) : static_cast<const void*>(u16.data());
+    return dtype == PEC_DTYPE_F32 ? static_cast<const void*>(f32.data())
+                                  : static_cast<const void*>(u16.data());
   }
 };
-TestCache make_cache(const Fmt& cf, std::int64_t P, std::int64_t rot, const std::vector<std::int64_t>& pos, std::uint64_t seed) {
+TestCache make_cache(const Fmt& cf, std::int64_t P, std::int64_t rot,
+                     const std::vector<std::int64_t>& pos, std::uint64_t seed) {
   TestCache c;
   c.values.assign(static_cast<std::size_t>(P * rot), std::numeric_limits<float>::quiet_NaN());
   std::mt19937_64 rng(seed);
   std::uniform_real_distribution<double> u(-1.25, 1.25);
   for (std::int64_t p : pos)
     for (std::int64_t i = 0; i < rot; ++i)
-      c.values[static_cast<std::size_t>(p * rot + i)] = static_cast<float>(oracle::round_to(u(rng), cf.of));
+      c.values[static_cast<std::size_t>(p * rot + i)] =
+          static_cast<float>(oracle::round_to(u(rng), cf.of));
   for (float v : c.values) {
-    if (cf.dtype == PEC_DTYPE_F32) c.f32.push_back(v);
-    else c.u16.push_back(cf.dtype == PEC_DTYPE_BF16 ? f32_to_bf16(v) : f32_to_f16(v));
+    if (cf.dtype == PEC_DTYPE_F32)
+      c.f32.push_back(v);
+    else
+      c.u16.push_back(cf.dtype == PEC_DTYPE_BF16 ? f32_to_bf16(v) : f32_to_f16(v));
   }
   return c;
 }
 
 template <class T>
-void cached_case(Path path, const Fmt& f, const Fmt& cf, const QkShape& s, int kind, std::uint64_t seed) {
-  SCOPED_TRACE(::testing::Message() << f.name << " cache " << cf.name << " " << s.n_tokens << "x" << s.n_q_heads << "/"
-                                    << s.n_kv_heads << "x" << s.head_dim << " rot " << s.rotary_dim << " layout "
-                                    << s.layout << " view " << kind);
+void cached_case(Path path, const Fmt& f, const Fmt& cf, const QkShape& s, int kind,
+                 std::uint64_t seed) {
+  SCOPED_TRACE(::testing::Message()
+               << f.name << " cache " << cf.name << " " << s.n_tokens << "x" << s.n_q_heads << "/"
+               << s.n_kv_heads << "x" << s.head_dim << " rot " << s.rotary_dim << " layout "
+               << s.layout << " view " << kind);
   // Positions: repeated, unordered, never the token index; the cache has unread rows.
   std::vector<std::int64_t> pos;
   for (std::int64_t t = 0; t < s.n_tokens; ++t) pos.push_back((t * 7 + 3) % 11 + (t % 2) * 4);
@@ -472,8 +511,10 @@ void cached_case(Path path, const Fmt& f, const Fmt& cf, const QkShape& s, int k
   ASSERT_EQ(run_cached(Path::Scalar, f, s, pos, cf.dtype, P, cache.data(cf.dtype), ref), 0);
   const auto a = ts.q_result().dense(f), b = ref.q_result().dense(f);
   const auto c = ts.k_result().dense(f), d = ref.k_result().dense(f);
-  EXPECT_TRUE(same_bits(a.data(), b.data(), a.size())) << "q differs from the scalar path / out of place";
-  EXPECT_TRUE(same_bits(c.data(), d.data(), c.size())) << "k differs from the scalar path / out of place";
+  EXPECT_TRUE(same_bits(a.data(), b.data(), a.size()))
+      << "q differs from the scalar path / out of place";
+  EXPECT_TRUE(same_bits(c.data(), d.data(), c.size()))
+      << "k differs from the scalar path / out of place";
 }
 
 TEST_P(SimdV2, RopeCachedMeetsContractForEveryStorageAndCacheType) {
@@ -482,8 +523,10 @@ TEST_P(SimdV2, RopeCachedMeetsContractForEveryStorageAndCacheType) {
     for (const Fmt& cf : kFormats) {
       for (const QkShape& s : kQkShapes) {
         const int kind = static_cast<int>(seed % 3);
-        if (f.dtype == PEC_DTYPE_F32) cached_case<float>(GetParam(), f, cf, s, kind, seed++);
-        else cached_case<std::uint16_t>(GetParam(), f, cf, s, kind, seed++);
+        if (f.dtype == PEC_DTYPE_F32)
+          cached_case<float>(GetParam(), f, cf, s, kind, seed++);
+        else
+          cached_case<std::uint16_t>(GetParam(), f, cf, s, kind, seed++);
         if (HasFatalFailure()) return;
       }
     }
@@ -508,11 +551,15 @@ TEST_P(SimdV2, CachedRotationWithBuiltCacheEqualsQkBits) {
         ASSERT_EQ(run_qk(GetParam(), f, s, pos, a), 0);
         ASSERT_EQ(run_cached(GetParam(), f, s, pos, PEC_DTYPE_F32, P, cache.data(), b), 0);
         const auto x = a.qo.dense(f), y = b.qo.dense(f), z = a.ko.dense(f), w = b.ko.dense(f);
-        EXPECT_TRUE(same_bits(x.data(), y.data(), x.size())) << f.name << " q: cached differs from qk";
-        EXPECT_TRUE(same_bits(z.data(), w.data(), z.size())) << f.name << " k: cached differs from qk";
+        EXPECT_TRUE(same_bits(x.data(), y.data(), x.size()))
+            << f.name << " q: cached differs from qk";
+        EXPECT_TRUE(same_bits(z.data(), w.data(), z.size()))
+            << f.name << " k: cached differs from qk";
       };
-      if (f.dtype == PEC_DTYPE_F32) check(0.0f);
-      else check(std::uint16_t{0});
+      if (f.dtype == PEC_DTYPE_F32)
+        check(0.0f);
+      else
+        check(std::uint16_t{0});
     }
   }
 }
@@ -526,11 +573,13 @@ TEST_P(SimdV2, RopeQkScoresDependOnlyOnTheOffsetForEveryGroup) {
   const auto k = random_inputs(static_cast<std::size_t>(T * Hk * D), 62);
   const std::vector<std::int64_t> pos = {3, 100, 70000, std::int64_t{1} << 30};
   const oracle::Budget& row = oracle::budget("rope", "f32", "accurate");
-  auto rotate = [&](const std::vector<std::int64_t>& p, std::vector<float>& qo, std::vector<float>& ko) {
+  auto rotate = [&](const std::vector<std::int64_t>& p, std::vector<float>& qo,
+                    std::vector<float>& ko) {
     qo.assign(q.size(), 0.0f);
     ko.assign(k.size(), 0.0f);
-    const pec_rope_qk_args a{T, Hq, Hk, D, R, PEC_ROPE_NEOX, 10000.0, 1.0, 1.0, p.data(), nullptr,
-                             {Hq * D, D}, {Hk * D, D}, {Hq * D, D}, {Hk * D, D}};
+    const pec_rope_qk_args a{T,           Hq,          Hk,         D,        R,       PEC_ROPE_NEOX,
+                             10000.0,     1.0,         1.0,        p.data(), nullptr, {Hq * D, D},
+                             {Hk * D, D}, {Hq * D, D}, {Hk * D, D}};
     return simd::rope_qk(GetParam(), PEC_DTYPE_F32, &a, q.data(), k.data(), qo.data(), ko.data());
   };
   auto angles = [&](const std::vector<std::int64_t>& p) {
@@ -552,21 +601,25 @@ TEST_P(SimdV2, RopeQkScoresDependOnlyOnTheOffsetForEveryGroup) {
       for (std::int64_t u = 0; u < T; ++u) {
         for (std::int64_t h = 0; h < Hq; ++h) {
           const std::int64_t g = h / group;
-          const std::size_t qr = static_cast<std::size_t>((t * Hq + h) * D), kr = static_cast<std::size_t>((u * Hk + g) * D);
+          const std::size_t qr = static_cast<std::size_t>((t * Hq + h) * D),
+                            kr = static_cast<std::size_t>((u * Hk + g) * D);
           double s0 = 0, s1 = 0;
           for (std::int64_t l = 0; l < D; ++l) {
             s0 += static_cast<double>(qo[qr + l]) * ko[kr + l];
             s1 += static_cast<double>(qs[qr + l]) * ks[kr + l];
           }
-          const std::vector<double> qv(q.begin() + static_cast<std::ptrdiff_t>(qr), q.begin() + static_cast<std::ptrdiff_t>(qr + D));
-          const std::vector<double> kv(k.begin() + static_cast<std::ptrdiff_t>(kr), k.begin() + static_cast<std::ptrdiff_t>(kr + D));
+          const std::vector<double> qv(q.begin() + static_cast<std::ptrdiff_t>(qr),
+                                       q.begin() + static_cast<std::ptrdiff_t>(qr + D));
+          const std::vector<double> kv(k.begin() + static_cast<std::ptrdiff_t>(kr),
+                                       k.begin() + static_cast<std::ptrdiff_t>(kr + D));
           auto span_of = [&](const std::vector<double>& v, std::int64_t tok) {
             return std::span<const double>(v.data() + tok * half, static_cast<std::size_t>(half));
           };
-          const double bound = oracle::rope_score_bound(row, qv, kv, span_of(th, t), span_of(th, u)) +
-                               oracle::rope_score_bound(row, qv, kv, span_of(ths, t), span_of(ths, u));
-          ASSERT_LE(std::fabs(s1 - s0), bound) << "delta " << delta << " q token " << t << " head " << h
-                                               << " k token " << u << " head " << g;
+          const double bound =
+              oracle::rope_score_bound(row, qv, kv, span_of(th, t), span_of(th, u)) +
+              oracle::rope_score_bound(row, qv, kv, span_of(ths, t), span_of(ths, u));
+          ASSERT_LE(std::fabs(s1 - s0), bound) << "delta " << delta << " q token " << t << " head "
+                                               << h << " k token " << u << " head " << g;
         }
       }
     }
@@ -579,12 +632,14 @@ TEST_P(SimdV2, QkAndCachedAreBatchInvariant) {
   const std::int64_t T = 13, Hq = 4, Hk = 2, D = 96, R = 64;
   for (const Fmt& f : kFormats) {
     const std::size_t es = f.dtype == PEC_DTYPE_F32 ? 4 : 2;
-    std::vector<std::uint8_t> q(static_cast<std::size_t>(T * Hq * D) * es), k(static_cast<std::size_t>(T * Hk * D) * es);
+    std::vector<std::uint8_t> q(static_cast<std::size_t>(T * Hq * D) * es),
+        k(static_cast<std::size_t>(T * Hk * D) * es);
     const auto vq = random_inputs(q.size() / es, 41), vk = random_inputs(k.size() / es, 42);
     auto put = [&](std::vector<std::uint8_t>& b, const std::vector<float>& v) {
       for (std::size_t i = 0; i < v.size(); ++i) {
         const float x = static_cast<float>(input_value(f, v[i]));
-        if (es == 4) std::memcpy(&b[i * 4], &x, 4);
+        if (es == 4)
+          std::memcpy(&b[i * 4], &x, 4);
         else {
           const std::uint16_t h = f.dtype == PEC_DTYPE_BF16 ? f32_to_bf16(x) : f32_to_f16(x);
           std::memcpy(&b[i * 2], &h, 2);
@@ -595,25 +650,30 @@ TEST_P(SimdV2, QkAndCachedAreBatchInvariant) {
     put(k, vk);
     const auto pos = random_positions(T, 43);
     std::vector<float> cache(static_cast<std::size_t>(64 * R));
-    for (std::size_t i = 0; i < cache.size(); ++i) cache[i] = static_cast<float>(std::cos(0.37 * static_cast<double>(i)));
+    for (std::size_t i = 0; i < cache.size(); ++i)
+      cache[i] = static_cast<float>(std::cos(0.37 * static_cast<double>(i)));
     std::vector<std::int64_t> cpos(pos.size());
     for (std::size_t t = 0; t < pos.size(); ++t) cpos[t] = pos[t] % 64;
     for (int which = 0; which < 2; ++which) {
-      auto run = [&](std::int64_t n, const std::int64_t* p, const std::int64_t* cp, const std::uint8_t* qi,
-                     const std::uint8_t* ki, std::uint8_t* qo, std::uint8_t* ko) {
+      auto run = [&](std::int64_t n, const std::int64_t* p, const std::int64_t* cp,
+                     const std::uint8_t* qi, const std::uint8_t* ki, std::uint8_t* qo,
+                     std::uint8_t* ko) {
         const pec_strides sq{Hq * D, D}, sk{Hk * D, D};
         if (which == 0) {
-          const pec_rope_qk_args a{n, Hq, Hk, D, R, PEC_ROPE_GPTJ, 10000.0, 1.0, 1.1, p, nullptr, sq, sk, sq, sk};
+          const pec_rope_qk_args a{n,       Hq, Hk, D,  R, PEC_ROPE_GPTJ, 10000.0, 1.0, 1.1, p,
+                                   nullptr, sq, sk, sq, sk};
           return simd::rope_qk(GetParam(), f.dtype, &a, qi, ki, qo, ko);
         }
-        const pec_rope_cached_args a{n, Hq, Hk, D, R, PEC_ROPE_NEOX, PEC_DTYPE_F32, 64, cache.data(), cp, sq, sk, sq, sk};
+        const pec_rope_cached_args a{
+            n, Hq, Hk, D, R, PEC_ROPE_NEOX, PEC_DTYPE_F32, 64, cache.data(), cp, sq, sk, sq, sk};
         return simd::rope_cached(GetParam(), f.dtype, &a, qi, ki, qo, ko);
       };
       std::vector<std::uint8_t> qo(q.size()), ko(k.size());
       ASSERT_EQ(run(T, pos.data(), cpos.data(), q.data(), k.data(), qo.data(), ko.data()), 0);
       // Tokens 11, 2, 7 as a batch of three.
       const std::int64_t pick[3] = {11, 2, 7};
-      const std::size_t rq = static_cast<std::size_t>(Hq * D) * es, rk = static_cast<std::size_t>(Hk * D) * es;
+      const std::size_t rq = static_cast<std::size_t>(Hq * D) * es,
+                        rk = static_cast<std::size_t>(Hk * D) * es;
       std::vector<std::uint8_t> sq(3 * rq), sk(3 * rk), sqo(3 * rq), sko(3 * rk);
       std::int64_t sp[3], scp[3];
       for (int j = 0; j < 3; ++j) {
@@ -638,32 +698,44 @@ TEST_P(SimdV2, StreamingStoresGiveTheSameBits) {
   const std::int64_t T = 37, Hq = 8, Hk = 2, D = 128;
   auto alloc = [](std::size_t n) {
     return std::unique_ptr<float, decltype(&std::free)>(
-        static_cast<float*>(std::aligned_alloc(64, (n * sizeof(float) + 63) / 64 * 64)), &std::free);
+        static_cast<float*>(std::aligned_alloc(64, (n * sizeof(float) + 63) / 64 * 64)),
+        &std::free);
   };
-  const auto q = random_inputs(static_cast<std::size_t>(T * Hq * D), 1), k = random_inputs(static_cast<std::size_t>(T * Hk * D), 2);
+  const auto q = random_inputs(static_cast<std::size_t>(T * Hq * D), 1),
+             k = random_inputs(static_cast<std::size_t>(T * Hk * D), 2);
   const auto pos = random_positions(T, 3);
   std::vector<float> cache(static_cast<std::size_t>((std::int64_t{1} << 12) * D));
-  for (std::size_t i = 0; i < cache.size(); ++i) cache[i] = static_cast<float>(std::sin(0.001 * static_cast<double>(i)));
+  for (std::size_t i = 0; i < cache.size(); ++i)
+    cache[i] = static_cast<float>(std::sin(0.001 * static_cast<double>(i)));
   std::vector<std::int64_t> cpos(static_cast<std::size_t>(T));
-  for (std::int64_t t = 0; t < T; ++t) cpos[static_cast<std::size_t>(t)] = (pos[static_cast<std::size_t>(t)] & 4095);
+  for (std::int64_t t = 0; t < T; ++t)
+    cpos[static_cast<std::size_t>(t)] = (pos[static_cast<std::size_t>(t)] & 4095);
   for (std::int32_t layout : {PEC_ROPE_NEOX, PEC_ROPE_GPTJ}) {
     auto qo = alloc(q.size()), ko = alloc(k.size()), qr = alloc(q.size()), kr = alloc(k.size());
-    pec_rope_qk_args a{T, Hq, Hk, D, 64, layout, 10000.0, 1.0, 1.0, pos.data(), nullptr,
-                       {Hq * D, D}, {Hk * D, D}, {Hq * D, D}, {Hk * D, D}};
-    pec_rope_cached_args c{T, Hq, Hk, D, 64, layout, PEC_DTYPE_F32, 4096, cache.data(), cpos.data(),
-                           {Hq * D, D}, {Hk * D, D}, {Hq * D, D}, {Hk * D, D}};
+    pec_rope_qk_args a{T,       Hq,          Hk,          D,           64,
+                       layout,  10000.0,     1.0,         1.0,         pos.data(),
+                       nullptr, {Hq * D, D}, {Hk * D, D}, {Hq * D, D}, {Hk * D, D}};
+    pec_rope_cached_args c{
+        T,    Hq,           Hk,          D,           64,          layout,      PEC_DTYPE_F32,
+        4096, cache.data(), cpos.data(), {Hq * D, D}, {Hk * D, D}, {Hq * D, D}, {Hk * D, D}};
     for (int which = 0; which < 2; ++which) {
       simd::set_stream_mode(1);
-      ASSERT_EQ(which == 0 ? simd::rope_qk(GetParam(), PEC_DTYPE_F32, &a, q.data(), k.data(), qo.get(), ko.get())
-                           : simd::rope_cached(GetParam(), PEC_DTYPE_F32, &c, q.data(), k.data(), qo.get(), ko.get()),
+      ASSERT_EQ(which == 0 ? simd::rope_qk(GetParam(), PEC_DTYPE_F32, &a, q.data(), k.data(),
+                                           qo.get(), ko.get())
+                           : simd::rope_cached(GetParam(), PEC_DTYPE_F32, &c, q.data(), k.data(),
+                                               qo.get(), ko.get()),
                 0);
       simd::set_stream_mode(0);
-      ASSERT_EQ(which == 0 ? simd::rope_qk(Path::Scalar, PEC_DTYPE_F32, &a, q.data(), k.data(), qr.get(), kr.get())
-                           : simd::rope_cached(Path::Scalar, PEC_DTYPE_F32, &c, q.data(), k.data(), qr.get(), kr.get()),
+      ASSERT_EQ(which == 0 ? simd::rope_qk(Path::Scalar, PEC_DTYPE_F32, &a, q.data(), k.data(),
+                                           qr.get(), kr.get())
+                           : simd::rope_cached(Path::Scalar, PEC_DTYPE_F32, &c, q.data(), k.data(),
+                                               qr.get(), kr.get()),
                 0);
       simd::set_stream_mode(-1);
-      EXPECT_TRUE(same_bits(qo.get(), qr.get(), q.size())) << "layout " << layout << " fn " << which;
-      EXPECT_TRUE(same_bits(ko.get(), kr.get(), k.size())) << "layout " << layout << " fn " << which;
+      EXPECT_TRUE(same_bits(qo.get(), qr.get(), q.size()))
+          << "layout " << layout << " fn " << which;
+      EXPECT_TRUE(same_bits(ko.get(), kr.get(), k.size()))
+          << "layout " << layout << " fn " << which;
     }
   }
 }
@@ -677,26 +749,40 @@ TEST_P(SimdV2, RejectsEveryDomainRuleWithoutWriting) {
   std::vector<float> q(static_cast<std::size_t>(T * H * D), 0.5f), k = q;
   std::vector<float> cache(static_cast<std::size_t>(8 * D), 0.25f);
   auto valid_qk = [&] {
-    return pec_rope_qk_args{T, H, H, D, D, PEC_ROPE_NEOX, 10000.0, 1.0, 1.0, pos, nullptr,
-                            {H * D, D}, {H * D, D}, {H * D, D}, {H * D, D}};
+    return pec_rope_qk_args{T,          H,          H,         D,   D,       PEC_ROPE_NEOX,
+                            10000.0,    1.0,        1.0,       pos, nullptr, {H * D, D},
+                            {H * D, D}, {H * D, D}, {H * D, D}};
   };
   std::vector<std::function<void(pec_rope_qk_args&)>> qk_bad = {
-      [](auto& a) { a.n_tokens = -1; },           [](auto& a) { a.n_q_heads = 0; },
-      [](auto& a) { a.n_kv_heads = 0; },          [](auto& a) { a.n_kv_heads = 3; a.n_q_heads = 4; },
-      [](auto& a) { a.head_dim = 1; },            [](auto& a) { a.rotary_dim = 10; },
-      [](auto& a) { a.rotary_dim = 5; },          [](auto& a) { a.layout = 2; },
-      [](auto& a) { a.theta_base = 1.0; },        [](auto& a) { a.position_scale = 0; },
-      [](auto& a) { a.attn_factor = 0; },         [](auto& a) { a.attn_factor = NAN; },
-      [](auto& a) { a.attn_factor = INFINITY; },  [&](auto& a) { a.positions = neg; },
-      [&](auto& a) { a.positions = big; },        [](auto& a) { a.positions = nullptr; },
-      [](auto& a) { a.q.head = D - 1; },          [](auto& a) { a.k_out.token = D; },  // rows overlap
+      [](auto& a) { a.n_tokens = -1; },
+      [](auto& a) { a.n_q_heads = 0; },
+      [](auto& a) { a.n_kv_heads = 0; },
+      [](auto& a) {
+        a.n_kv_heads = 3;
+        a.n_q_heads = 4;
+      },
+      [](auto& a) { a.head_dim = 1; },
+      [](auto& a) { a.rotary_dim = 10; },
+      [](auto& a) { a.rotary_dim = 5; },
+      [](auto& a) { a.layout = 2; },
+      [](auto& a) { a.theta_base = 1.0; },
+      [](auto& a) { a.position_scale = 0; },
+      [](auto& a) { a.attn_factor = 0; },
+      [](auto& a) { a.attn_factor = NAN; },
+      [](auto& a) { a.attn_factor = INFINITY; },
+      [&](auto& a) { a.positions = neg; },
+      [&](auto& a) { a.positions = big; },
+      [](auto& a) { a.positions = nullptr; },
+      [](auto& a) { a.q.head = D - 1; },
+      [](auto& a) { a.k_out.token = D; },  // rows overlap
       [](auto& a) { a.q_out.head = -1; },
   };
   for (std::size_t i = 0; i < qk_bad.size(); ++i) {
     pec_rope_qk_args a = valid_qk();
     qk_bad[i](a);
     Guarded qo(q.size() + 64), ko(k.size() + 64);
-    EXPECT_NE(simd::rope_qk(p, PEC_DTYPE_F32, &a, q.data(), k.data(), qo.data(), ko.data()), 0) << "qk rule " << i;
+    EXPECT_NE(simd::rope_qk(p, PEC_DTYPE_F32, &a, q.data(), k.data(), qo.data(), ko.data()), 0)
+        << "qk rule " << i;
     EXPECT_EQ(qo.first_unwritten(), 0) << "qk rule " << i;
     EXPECT_EQ(ko.first_unwritten(), 0) << "qk rule " << i;
   }
@@ -706,51 +792,88 @@ TEST_P(SimdV2, RejectsEveryDomainRuleWithoutWriting) {
     pec_rope_qk_args a = valid_qk();
     std::vector<float> buf(q.size() * 3, 0.5f);
     Guarded ko(k.size());
-    EXPECT_NE(simd::rope_qk(p, PEC_DTYPE_F32, &a, buf.data(), k.data(), buf.data() + 1, ko.data()), 0);
+    EXPECT_NE(simd::rope_qk(p, PEC_DTYPE_F32, &a, buf.data(), k.data(), buf.data() + 1, ko.data()),
+              0);
     a.q_out.token = H * D + 1;
     EXPECT_NE(simd::rope_qk(p, PEC_DTYPE_F32, &a, buf.data(), k.data(), buf.data(), ko.data()), 0);
     a = valid_qk();
-    EXPECT_NE(simd::rope_qk(p, PEC_DTYPE_F32, &a, q.data(), k.data(), buf.data(), buf.data() + D), 0);
-    EXPECT_NE(simd::rope_qk(p, PEC_DTYPE_F32, &a, q.data(), k.data(), q.data(), q.data()), 0);  // k_out over q
+    EXPECT_NE(simd::rope_qk(p, PEC_DTYPE_F32, &a, q.data(), k.data(), buf.data(), buf.data() + D),
+              0);
+    EXPECT_NE(simd::rope_qk(p, PEC_DTYPE_F32, &a, q.data(), k.data(), q.data(), q.data()),
+              0);  // k_out over q
     EXPECT_NE(simd::rope_qk(p, PEC_DTYPE_F32, &a, nullptr, k.data(), buf.data(), ko.data()), 0);
     EXPECT_NE(simd::rope_qk(p, 3, &a, q.data(), k.data(), buf.data(), ko.data()), 0);
-    EXPECT_NE(simd::rope_qk(p, PEC_DTYPE_F32, nullptr, q.data(), k.data(), buf.data(), ko.data()), 0);
+    EXPECT_NE(simd::rope_qk(p, PEC_DTYPE_F32, nullptr, q.data(), k.data(), buf.data(), ko.data()),
+              0);
     EXPECT_EQ(ko.first_unwritten(), 0);
+    // In place with a different head stride is still in place when there is one head (the
+    // stride is not used); with two heads it is an overlap.
+    pec_rope_qk_args one = valid_qk();
+    one.n_q_heads = one.n_kv_heads = 1;
+    one.q = {D, 0};
+    one.q_out = {D, 5};
+    EXPECT_EQ(simd::rope_qk(p, PEC_DTYPE_F32, &one, buf.data(), k.data(), buf.data(), ko.data()), 0);
+    one.n_q_heads = one.n_kv_heads = 2;
+    one.q = {2 * D, D};
+    one.q_out = {3 * D, D + 1};  // valid on its own, but the same pointer as q
+    EXPECT_NE(simd::rope_qk(p, PEC_DTYPE_F32, &one, buf.data(), k.data(), buf.data(), ko.data()), 0);
     a.n_tokens = 0;
-    EXPECT_EQ(simd::rope_qk(p, PEC_DTYPE_F32, &a, nullptr, nullptr, nullptr, nullptr), 0) << "zero tokens is valid";
+    EXPECT_EQ(simd::rope_qk(p, PEC_DTYPE_F32, &a, nullptr, nullptr, nullptr, nullptr), 0)
+        << "zero tokens is valid";
   }
   auto valid_cached = [&] {
-    return pec_rope_cached_args{T, H, H, D, D, PEC_ROPE_GPTJ, PEC_DTYPE_F32, 8, cache.data(), pos,
-                                {H * D, D}, {H * D, D}, {H * D, D}, {H * D, D}};
+    return pec_rope_cached_args{T,
+                                H,
+                                H,
+                                D,
+                                D,
+                                PEC_ROPE_GPTJ,
+                                PEC_DTYPE_F32,
+                                8,
+                                cache.data(),
+                                pos,
+                                {H * D, D},
+                                {H * D, D},
+                                {H * D, D},
+                                {H * D, D}};
   };
   std::int64_t past[3] = {0, 8, 2};
   std::vector<std::function<void(pec_rope_cached_args&)>> cached_bad = {
-      [](auto& a) { a.cache_dtype = 3; },        [](auto& a) { a.cache_positions = 0; },
-      [&](auto& a) { a.positions = past; },      [&](auto& a) { a.positions = neg; },
-      [](auto& a) { a.cos_sin_cache = nullptr; }, [](auto& a) { a.rotary_dim = 10; },
-      [](auto& a) { a.n_q_heads = 3; },          [](auto& a) { a.layout = -1; },
+      [](auto& a) { a.cache_dtype = 3; },
+      [](auto& a) { a.cache_positions = 0; },
+      [&](auto& a) { a.positions = past; },
+      [&](auto& a) { a.positions = neg; },
+      [](auto& a) { a.cos_sin_cache = nullptr; },
+      [](auto& a) { a.rotary_dim = 10; },
+      [](auto& a) { a.n_q_heads = 3; },
+      [](auto& a) { a.layout = -1; },
       [](auto& a) { a.k.head = 2; },
   };
   for (std::size_t i = 0; i < cached_bad.size(); ++i) {
     pec_rope_cached_args a = valid_cached();
     cached_bad[i](a);
     Guarded qo(q.size()), ko(k.size());
-    EXPECT_NE(simd::rope_cached(p, PEC_DTYPE_F32, &a, q.data(), k.data(), qo.data(), ko.data()), 0) << "cached rule " << i;
+    EXPECT_NE(simd::rope_cached(p, PEC_DTYPE_F32, &a, q.data(), k.data(), qo.data(), ko.data()), 0)
+        << "cached rule " << i;
     EXPECT_EQ(qo.first_unwritten(), 0) << "cached rule " << i;
     EXPECT_EQ(ko.first_unwritten(), 0) << "cached rule " << i;
   }
   {
     pec_rope_cached_args a = valid_cached();
     Guarded ko(k.size());
-    EXPECT_NE(simd::rope_cached(p, PEC_DTYPE_F32, &a, q.data(), k.data(), cache.data(), ko.data()), 0)
+    EXPECT_NE(simd::rope_cached(p, PEC_DTYPE_F32, &a, q.data(), k.data(), cache.data(), ko.data()),
+              0)
         << "q_out over the cache";
     EXPECT_EQ(ko.first_unwritten(), 0);
   }
   auto valid_cache = [] { return pec_rope_cache_args{16, 8, 10000.0, 1.0, 1.0, nullptr}; };
   std::vector<std::function<void(pec_rope_cache_args&)>> cache_bad = {
-      [](auto& a) { a.cache_positions = 0; },   [](auto& a) { a.cache_positions = (std::int64_t{1} << 31) + 1; },
-      [](auto& a) { a.rotary_dim = 7; },        [](auto& a) { a.rotary_dim = 0; },
-      [](auto& a) { a.theta_base = NAN; },      [](auto& a) { a.position_scale = -1; },
+      [](auto& a) { a.cache_positions = 0; },
+      [](auto& a) { a.cache_positions = (std::int64_t{1} << 31) + 1; },
+      [](auto& a) { a.rotary_dim = 7; },
+      [](auto& a) { a.rotary_dim = 0; },
+      [](auto& a) { a.theta_base = NAN; },
+      [](auto& a) { a.position_scale = -1; },
       [](auto& a) { a.attn_factor = -1; },
   };
   for (std::size_t i = 0; i < cache_bad.size(); ++i) {

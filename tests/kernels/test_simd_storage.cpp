@@ -25,7 +25,9 @@ struct Fmt {
 constexpr Fmt kFormats16[] = {{PEC_DTYPE_BF16, oracle::Format::BF16, "bf16"},
                               {PEC_DTYPE_F16, oracle::Format::F16, "f16"}};
 
-float widen(const Fmt& f, std::uint16_t h) { return f.dtype == PEC_DTYPE_BF16 ? widen_bf16(h) : widen_f16(h); }
+float widen(const Fmt& f, std::uint16_t h) {
+  return f.dtype == PEC_DTYPE_BF16 ? widen_bf16(h) : widen_f16(h);
+}
 // Encoding of a value representable in the format (exact: no rounding happens).
 std::uint16_t encode(const Fmt& f, double v) {
   const float x = static_cast<float>(v);
@@ -41,7 +43,8 @@ std::vector<float> boundary_floats(const Fmt& f) {
   const std::uint32_t lows[] = {0, 1, half - 1, half, half + 1, all};
   std::vector<float> v;
   for (std::uint64_t hi = 0; hi < (std::uint64_t{1} << (32 - drop)); ++hi) {
-    for (std::uint32_t lo : lows) v.push_back(std::bit_cast<float>(static_cast<std::uint32_t>(hi << drop) | lo));
+    for (std::uint32_t lo : lows)
+      v.push_back(std::bit_cast<float>(static_cast<std::uint32_t>(hi << drop) | lo));
   }
   return v;
 }
@@ -53,10 +56,12 @@ TEST(Storage16, PortableConversionRoundsCorrectlyAndWidensExactly) {
       const double want = oracle::round_to(static_cast<double>(x), f.of);
       const float got = widen(f, h);
       if (std::isnan(x)) {
-        ASSERT_TRUE(std::isnan(got)) << f.name << " NaN " << std::hex << std::bit_cast<std::uint32_t>(x);
+        ASSERT_TRUE(std::isnan(got))
+            << f.name << " NaN " << std::hex << std::bit_cast<std::uint32_t>(x);
         continue;
       }
-      ASSERT_EQ(std::bit_cast<std::uint64_t>(static_cast<double>(got)), std::bit_cast<std::uint64_t>(want))
+      ASSERT_EQ(std::bit_cast<std::uint64_t>(static_cast<double>(got)),
+                std::bit_cast<std::uint64_t>(want))
           << f.name << " of " << std::hexfloat << x << ": " << got << " vs " << want;
     }
     for (std::uint32_t h = 0; h < 65536; ++h) {
@@ -69,7 +74,8 @@ TEST(Storage16, PortableConversionRoundsCorrectlyAndWidensExactly) {
         ASSERT_EQ(std::bit_cast<std::uint32_t>(a) >> (f.dtype == PEC_DTYPE_BF16 ? 16 : 13),
                   f.dtype == PEC_DTYPE_BF16 ? h : (((h & 0x8000u) << 3) | 0x3fe00u | (h & 0x3ffu)));
       } else {
-        ASSERT_EQ(std::bit_cast<std::uint32_t>(a), std::bit_cast<std::uint32_t>(b)) << f.name << " " << h;
+        ASSERT_EQ(std::bit_cast<std::uint32_t>(a), std::bit_cast<std::uint32_t>(b))
+            << f.name << " " << h;
       }
     }
   }
@@ -101,7 +107,8 @@ TEST_P(SimdStore, PathConversionsGiveThePortableBits) {
       ASSERT_EQ(got[i], want) << f.name << " path " << simd::to_string(GetParam()) << " of 0x"
                               << std::hex << std::bit_cast<std::uint32_t>(x[i]);
       const float w = f.dtype == PEC_DTYPE_BF16 ? bf16_to_f32(in16[i]) : f16_to_f32(in16[i]);
-      ASSERT_EQ(std::bit_cast<std::uint32_t>(wide[i]), std::bit_cast<std::uint32_t>(w)) << f.name << " widen " << in16[i];
+      ASSERT_EQ(std::bit_cast<std::uint32_t>(wide[i]), std::bit_cast<std::uint32_t>(w))
+          << f.name << " widen " << in16[i];
     }
   }
 }
@@ -114,8 +121,10 @@ std::vector<std::uint16_t> inputs16(const Fmt& f, std::size_t n, std::uint64_t s
   for (std::size_t i = 0; i < n; ++i) {
     float x = v[i];
     if (f.dtype == PEC_DTYPE_F16) {
-      if (std::fabs(x) > 1e10f) x *= 1.5e-17f;        // ~[-3e4, 3e4]
-      else if (std::fabs(x) < 1e-10f && x != 0) x *= 3e14f;  // subnormal range of f16
+      if (std::fabs(x) > 1e10f)
+        x *= 1.5e-17f;  // ~[-3e4, 3e4]
+      else if (std::fabs(x) < 1e-10f && x != 0)
+        x *= 3e14f;  // subnormal range of f16
     }
     h[i] = encode(f, oracle::round_to(x, f.of));
   }
@@ -133,7 +142,8 @@ const Shape kShapes[] = {
     {2, 4, 34, 34, PEC_ROPE_NEOX, 3e5},   {1, 1, 2, 2, PEC_ROPE_GPTJ, 1.0},
 };
 
-int call_rope16(Path p, const Fmt& f, const pec_rope_args* a, const std::uint16_t* x, std::uint16_t* y) {
+int call_rope16(Path p, const Fmt& f, const pec_rope_args* a, const std::uint16_t* x,
+                std::uint16_t* y) {
   return simd::rope_16(p, f.dtype, a, x, y);
 }
 
@@ -142,12 +152,14 @@ TEST_P(SimdStore, Rope16MeetsStorageContractAgainstOracle) {
   for (const Fmt& f : kFormats16) {
     const oracle::Budget& budget = oracle::budget("rope", f.name, "accurate");
     for (const Shape& s : kShapes) {
-      SCOPED_TRACE(::testing::Message() << f.name << " shape " << s.n_tokens << "x" << s.n_heads << "x"
-                                        << s.head_dim << " rot " << s.rotary_dim << " layout " << s.layout);
+      SCOPED_TRACE(::testing::Message()
+                   << f.name << " shape " << s.n_tokens << "x" << s.n_heads << "x" << s.head_dim
+                   << " rot " << s.rotary_dim << " layout " << s.layout);
       const std::size_t n = static_cast<std::size_t>(s.n_tokens * s.n_heads * s.head_dim);
       const auto x = inputs16(f, n, seed++);
       const auto pos = random_positions(static_cast<std::size_t>(s.n_tokens), seed++);
-      pec_rope_args a{s.n_tokens, s.n_heads, s.head_dim, s.rotary_dim, s.layout, 10000.0, s.scale, pos.data(), nullptr};
+      pec_rope_args a{s.n_tokens, s.n_heads, s.head_dim, s.rotary_dim, s.layout,
+                      10000.0,    s.scale,   pos.data(), nullptr};
       Guarded16 y(n, poison16(f.dtype));
       ASSERT_EQ(call_rope16(GetParam(), f, &a, x.data(), y.data()), 0);
       EXPECT_TRUE(y.guards_intact());
@@ -167,8 +179,8 @@ TEST_P(SimdStore, Rope16MeetsStorageContractAgainstOracle) {
           const double theta = std::fabs(angles[static_cast<std::size_t>(t * half + i)].angle.hi);
           for (std::int64_t e : {la, lb}) {
             const double u = budget.units(std::fabs(widen(f, y.data()[e]) - exact[e]), {m, theta});
-            ASSERT_LE(u, 1.0) << "element " << e << " position " << pos[t] << ": " << widen(f, y.data()[e])
-                              << " vs " << exact[e];
+            ASSERT_LE(u, 1.0) << "element " << e << " position " << pos[t] << ": "
+                              << widen(f, y.data()[e]) << " vs " << exact[e];
           }
         }
         for (std::int64_t l = s.rotary_dim; l < s.head_dim; ++l) {
@@ -212,7 +224,8 @@ TEST_P(SimdStore, Alibi16MeetsStorageContractAndOverflowsF16ToInfinity) {
             continue;
           }
           ASSERT_LE(budget.units(std::fabs(got - exact[e]), {std::fabs(exact[e]), 0.0}), 1.0)
-              << f.name << " heads " << heads << " element " << e << ": " << got << " vs " << exact[e];
+              << f.name << " heads " << heads << " element " << e << ": " << got << " vs "
+              << exact[e];
         }
         std::vector<std::uint16_t> s1 = inputs16(f, n, 5), s2 = s1;
         ASSERT_EQ(simd::alibi_bias_16(GetParam(), f.dtype, &a, s1.data()), 0);
@@ -234,11 +247,16 @@ TEST_P(SimdStore, T5With16BitTableCopiesTheFloat32KernelsEntries) {
   std::vector<std::uint16_t> table16(table.size());
   for (std::size_t i = 0; i < table.size(); ++i) {
     table[i] = static_cast<float>(i);
-    table16[i] = static_cast<std::uint16_t>(0x7c01 + i);  // f16 NaN and bf16 finite patterns: copied, not converted
+    table16[i] = static_cast<std::uint16_t>(
+        0x7c01 + i);  // f16 NaN and bf16 finite patterns: copied, not converted
   }
   for (int bidir : {0, 1}) {
-    pec_t5_args a{heads, 4, static_cast<std::int64_t>(k.size()), nb, md, bidir, q.data(), k.data(), table.data()};
-    pec_t5_args16 a16{heads, 4, static_cast<std::int64_t>(k.size()), nb, md, bidir, q.data(), k.data(), table16.data()};
+    pec_t5_args a{heads,    4,        static_cast<std::int64_t>(k.size()),
+                  nb,       md,       bidir,
+                  q.data(), k.data(), table.data()};
+    pec_t5_args16 a16{heads,    4,        static_cast<std::int64_t>(k.size()),
+                      nb,       md,       bidir,
+                      q.data(), k.data(), table16.data()};
     const std::size_t n = static_cast<std::size_t>(heads * 4) * k.size();
     std::vector<float> ref(n);
     Guarded16 out(n, 0x7fa5);
@@ -246,7 +264,8 @@ TEST_P(SimdStore, T5With16BitTableCopiesTheFloat32KernelsEntries) {
     ASSERT_EQ(simd::t5_bias_16(GetParam(), &a16, out.data()), 0);
     EXPECT_TRUE(out.guards_intact());
     for (std::size_t e = 0; e < n; ++e) {
-      ASSERT_EQ(out.data()[e], static_cast<std::uint16_t>(0x7c01 + static_cast<int>(ref[e]))) << "element " << e;
+      ASSERT_EQ(out.data()[e], static_cast<std::uint16_t>(0x7c01 + static_cast<int>(ref[e])))
+          << "element " << e;
     }
   }
 }
@@ -268,7 +287,8 @@ TEST_P(SimdStore, Sinusoidal16MeetsStorageContractAgainstOracle) {
       std::vector<std::uint16_t> ref(n);
       ASSERT_EQ(simd::sinusoidal_16(Path::Scalar, f.dtype, &a, ref.data()), 0);
       for (std::size_t e = 0; e < n; ++e) {
-        const std::int64_t t = static_cast<std::int64_t>(e) / d, i = (static_cast<std::int64_t>(e) % d) / 2;
+        const std::int64_t t = static_cast<std::int64_t>(e) / d,
+                           i = (static_cast<std::int64_t>(e) % d) / 2;
         const double theta = static_cast<double>(pos[t]) * std::pow(10000.0, -2.0 * i / d);
         ASSERT_LE(budget.units(std::fabs(widen(f, out.data()[e]) - exact[e]), {1.0, theta}), 1.0)
             << f.name << " d " << d << " element " << e;
@@ -281,14 +301,16 @@ TEST_P(SimdStore, Sinusoidal16MeetsStorageContractAgainstOracle) {
 TEST_P(SimdStore, Learned16CopiesRowsBitExactlyAndRejectsOutOfRange) {
   const std::int64_t d = 5, maxp = 9;
   std::vector<std::uint16_t> table(static_cast<std::size_t>(d * maxp));
-  for (std::size_t i = 0; i < table.size(); ++i) table[i] = static_cast<std::uint16_t>(0x7f81 + 977 * i);
+  for (std::size_t i = 0; i < table.size(); ++i)
+    table[i] = static_cast<std::uint16_t>(0x7f81 + 977 * i);
   std::vector<std::int64_t> pos = {8, 0, 3, 3};
   pec_learned_args16 a{4, d, maxp, pos.data(), table.data()};
   Guarded16 out(static_cast<std::size_t>(4 * d), 0x7fa5);
   ASSERT_EQ(simd::learned_16(&a, out.data()), 0);
   EXPECT_TRUE(out.guards_intact());
   for (std::int64_t t = 0; t < 4; ++t) {
-    for (std::int64_t c = 0; c < d; ++c) ASSERT_EQ(out.data()[t * d + c], table[static_cast<std::size_t>(pos[t] * d + c)]);
+    for (std::int64_t c = 0; c < d; ++c)
+      ASSERT_EQ(out.data()[t * d + c], table[static_cast<std::size_t>(pos[t] * d + c)]);
   }
   for (std::int64_t bad : {std::int64_t{-1}, maxp}) {
     pos[2] = bad;
@@ -306,7 +328,9 @@ TEST_P(SimdStore, Variants16RejectInvalidArgumentsWithoutWriting) {
   const std::vector<std::uint16_t> x(16, 0x3f80);
   for (const Fmt& f : kFormats16) {
     std::vector<pec_rope_args> bad;
-    auto valid = [&] { return pec_rope_args{2, 1, 8, 8, PEC_ROPE_NEOX, 10000.0, 1.0, pos, nullptr}; };
+    auto valid = [&] {
+      return pec_rope_args{2, 1, 8, 8, PEC_ROPE_NEOX, 10000.0, 1.0, pos, nullptr};
+    };
     for (int k = 0; k < 6; ++k) {
       pec_rope_args a = valid();
       if (k == 0) a.rotary_dim = 10;
@@ -319,7 +343,8 @@ TEST_P(SimdStore, Variants16RejectInvalidArgumentsWithoutWriting) {
     }
     for (std::size_t k = 0; k < bad.size(); ++k) {
       Guarded16 y(16, poison16(f.dtype));
-      EXPECT_NE(simd::rope_16(p, f.dtype, &bad[k], x.data(), y.data()), 0) << f.name << " case " << k;
+      EXPECT_NE(simd::rope_16(p, f.dtype, &bad[k], x.data(), y.data()), 0)
+          << f.name << " case " << k;
       EXPECT_EQ(y.first_unwritten(), 0) << "rejected call wrote its output";
     }
     pec_alibi_args al{2, 1, 2, 2, pos, pos};  // mode 2

@@ -71,8 +71,9 @@ void run_all(Impl& impl) {
     std::int32_t layout;
     double scale;
   };
-  for (const Shape& s : {Shape{5, 3, 128, 128, PEC_ROPE_NEOX, 1.0}, Shape{4, 2, 70, 46, PEC_ROPE_GPTJ, 0.5},
-                         Shape{3, 2, 34, 34, PEC_ROPE_NEOX, 3e5}}) {
+  for (const Shape& s :
+       {Shape{5, 3, 128, 128, PEC_ROPE_NEOX, 1.0}, Shape{4, 2, 70, 46, PEC_ROPE_GPTJ, 0.5},
+        Shape{3, 2, 34, 34, PEC_ROPE_NEOX, 3e5}}) {
     for (std::int32_t fmt : {PEC_DTYPE_BF16, PEC_DTYPE_F16}) {
       const std::size_t n = static_cast<std::size_t>(s.T * s.H * s.D);
       const auto pos = random_positions(static_cast<std::size_t>(s.T), 11);
@@ -86,17 +87,21 @@ void run_all(Impl& impl) {
   // Query + key: a fused token-major buffer with q in place and k out of place into a
   // head-major view with gaps; GQA 3:1; attn_factor; quad-path positions in one shape.
   for (std::int32_t fmt : kFormats) {
-    for (const auto& [layout, scale] : {std::pair<std::int32_t, double>{PEC_ROPE_NEOX, 1.0}, {PEC_ROPE_GPTJ, 3e5}}) {
+    for (const auto& [layout, scale] :
+         {std::pair<std::int32_t, double>{PEC_ROPE_NEOX, 1.0}, {PEC_ROPE_GPTJ, 3e5}}) {
       const std::int64_t T = 7, Hq = 6, Hk = 2, D = 40, R = 32;
       const std::int64_t row = (Hq + 2 * Hk) * D + 8;  // q, k, v heads and padding per token
       const std::size_t nbuf = static_cast<std::size_t>(T * row);
       const std::size_t nk_out = static_cast<std::size_t>(Hk * (T * (D + 3) + 5));
       const auto pos = random_positions(T, 12);
-      pec_rope_qk_args a{T, Hq, Hk, D, R, layout, 10000.0, scale, 1.3, pos.data(), nullptr,
-                         {row, D}, {row, D}, {row, D}, {D + 3, T * (D + 3) + 5}};
+      pec_rope_qk_args a{T,       Hq,       Hk,       D,        R,
+                         layout,  10000.0,  scale,    1.3,      pos.data(),
+                         nullptr, {row, D}, {row, D}, {row, D}, {D + 3, T * (D + 3) + 5}};
       Raw b1 = make_raw(fmt, nbuf, 3), b2 = b1, k1 = make_raw(fmt, nk_out, 4), k2 = k1;
       const std::size_t es = fmt == PEC_DTYPE_F32 ? 4 : 2;
-      auto at = [&](Raw& r, std::int64_t off) { return static_cast<void*>(r.bytes.data() + off * es); };
+      auto at = [&](Raw& r, std::int64_t off) {
+        return static_cast<void*>(r.bytes.data() + off * es);
+      };
       ASSERT_EQ(impl.qk(fmt, &a, at(b1, 0), at(b1, Hq * D), at(b1, 0), at(k1, 0)), 0);
       ASSERT_EQ(simd::rope_qk(ref, fmt, &a, at(b2, 0), at(b2, Hq * D), at(b2, 0), at(k2, 0)), 0);
       EXPECT_TRUE(same_raw(b1, b2, &w)) << "qk fused buffer fmt " << fmt << " byte " << w;
@@ -107,13 +112,28 @@ void run_all(Impl& impl) {
         std::vector<std::int64_t> cpos;
         for (std::int64_t t = 0; t < T; ++t) cpos.push_back((3 * t + 2) % P);
         Raw cache = make_raw(cf, static_cast<std::size_t>(P * R), 5);
-        pec_rope_cached_args c{T, Hq, Hk, D, R, layout, cf, P, cache.bytes.data(), cpos.data(),
-                               {row, D}, {row, D}, {row, D}, {D + 3, T * (D + 3) + 5}};
+        pec_rope_cached_args c{T,
+                               Hq,
+                               Hk,
+                               D,
+                               R,
+                               layout,
+                               cf,
+                               P,
+                               cache.bytes.data(),
+                               cpos.data(),
+                               {row, D},
+                               {row, D},
+                               {row, D},
+                               {D + 3, T * (D + 3) + 5}};
         Raw c1 = make_raw(fmt, nbuf, 6), c2 = c1, o1 = make_raw(fmt, nk_out, 7), o2 = o1;
         ASSERT_EQ(impl.cached(fmt, &c, at(c1, 0), at(c1, Hq * D), at(c1, 0), at(o1, 0)), 0);
-        ASSERT_EQ(simd::rope_cached(ref, fmt, &c, at(c2, 0), at(c2, Hq * D), at(c2, 0), at(o2, 0)), 0);
-        EXPECT_TRUE(same_raw(c1, c2, &w)) << "cached fmt " << fmt << " cache " << cf << " byte " << w;
-        EXPECT_TRUE(same_raw(o1, o2, &w)) << "cached k_out fmt " << fmt << " cache " << cf << " byte " << w;
+        ASSERT_EQ(simd::rope_cached(ref, fmt, &c, at(c2, 0), at(c2, Hq * D), at(c2, 0), at(o2, 0)),
+                  0);
+        EXPECT_TRUE(same_raw(c1, c2, &w))
+            << "cached fmt " << fmt << " cache " << cf << " byte " << w;
+        EXPECT_TRUE(same_raw(o1, o2, &w))
+            << "cached k_out fmt " << fmt << " cache " << cf << " byte " << w;
       }
       // A rejected call writes nothing (n_q_heads not a multiple of n_kv_heads).
       pec_rope_qk_args bad = a;
@@ -130,7 +150,8 @@ void run_all(Impl& impl) {
       Raw c1 = make_raw(fmt, 70 * 46, 10), c2 = c1;
       ASSERT_EQ(impl.cache(fmt, &a, c1.bytes.data()), 0);
       ASSERT_EQ(simd::rope_cache(ref, fmt, &a, c2.bytes.data()), 0);
-      EXPECT_TRUE(same_raw(c1, c2, &w)) << "cache builder fmt " << fmt << " scale " << scale << " byte " << w;
+      EXPECT_TRUE(same_raw(c1, c2, &w))
+          << "cache builder fmt " << fmt << " scale " << scale << " byte " << w;
     }
   }
   // ALiBi on 16-bit scores, T5 with a 16-bit table, sinusoidal, learned.
@@ -141,7 +162,8 @@ void run_all(Impl& impl) {
       Raw s1 = make_raw(fmt, 5 * 9 * 33, 15), s2 = s1;
       ASSERT_EQ(impl.alibi16(fmt, &a, s1.as<std::uint16_t>()), 0);
       ASSERT_EQ(simd::alibi_bias_16(ref, fmt, &a, s2.as<std::uint16_t>()), 0);
-      EXPECT_TRUE(same_raw(s1, s2, &w)) << "alibi16 fmt " << fmt << " mode " << mode << " byte " << w;
+      EXPECT_TRUE(same_raw(s1, s2, &w))
+          << "alibi16 fmt " << fmt << " mode " << mode << " byte " << w;
     }
     const pec_sinusoidal_args sa{9, 38, 10000.0, q.data()};
     Raw o1 = make_raw(fmt, 9 * 38, 16), o2 = o1;
@@ -150,7 +172,8 @@ void run_all(Impl& impl) {
     EXPECT_TRUE(same_raw(o1, o2, &w)) << "sinusoidal16 fmt " << fmt << " byte " << w;
   }
   std::vector<std::uint16_t> table(32 * 5);
-  for (std::size_t i = 0; i < table.size(); ++i) table[i] = static_cast<std::uint16_t>(0x3c00 + 7 * i);
+  for (std::size_t i = 0; i < table.size(); ++i)
+    table[i] = static_cast<std::uint16_t>(0x3c00 + 7 * i);
   for (int bidir : {0, 1}) {
     const pec_t5_args16 t{5, 9, 33, 32, 128, bidir, q.data(), k.data(), table.data()};
     Raw b1 = make_raw(PEC_DTYPE_BF16, 5 * 9 * 33, 17), b2 = b1;
@@ -160,7 +183,8 @@ void run_all(Impl& impl) {
   }
   std::vector<std::int64_t> lpos = {3, 0, 7, 7, 1};
   std::vector<std::uint16_t> ltab(8 * 6);
-  for (std::size_t i = 0; i < ltab.size(); ++i) ltab[i] = static_cast<std::uint16_t>(0x7f81 + 977 * i);
+  for (std::size_t i = 0; i < ltab.size(); ++i)
+    ltab[i] = static_cast<std::uint16_t>(0x7f81 + 977 * i);
   const pec_learned_args16 la{5, 6, 8, lpos.data(), ltab.data()};
   Raw l1 = make_raw(PEC_DTYPE_F16, 30, 18), l2 = l1;
   ASSERT_EQ(impl.learned16(&la, l1.as<std::uint16_t>()), 0);

@@ -300,8 +300,9 @@ View make_view(const void* p, int64_t T, int64_t H, int64_t D, int64_t elem, pec
   return v;
 }
 
-bool same_view(const void* in, pec_strides si, const void* out, pec_strides so) {
-  return in == out && si.token == so.token && si.head == so.head;
+// out == in with equal strides, a stride the shape does not use (one token, one head) aside.
+bool same_view(const void* in, pec_strides si, const void* out, pec_strides so, int64_t T, int64_t H) {
+  return in == out && (T <= 1 || si.token == so.token) && (H <= 1 || si.head == so.head);
 }
 
 // The four tensors of a qk or cached call (plus the cache as a one-row view when given).
@@ -315,7 +316,7 @@ bool views_ok(int64_t T, int64_t Hq, int64_t Hk, int64_t D, const void* q, const
   if (T == 0) return true;
   // In place is out == in with equal strides (ABI-QK-4); the same pointer otherwise is an
   // overlap, rejected below.
-  const bool q_in_place = same_view(q, sq, qo, sqo), k_in_place = same_view(k, sk, ko, sko);
+  const bool q_in_place = same_view(q, sq, qo, sqo, T, Hq), k_in_place = same_view(k, sk, ko, sko, T, Hk);
   if (!q_in_place && overlap(vqo, vq)) return false;
   if (!k_in_place && overlap(vko, vk)) return false;
   if (overlap(vqo, vk) || overlap(vko, vq) || overlap(vqo, vko)) return false;

@@ -44,7 +44,8 @@ inline void quad_rows(const int64_t* positions, int64_t n_rows, double scale, do
   c.assign(static_cast<size_t>(n_rows * half), 0.0f);
   s.assign(c.size(), 0.0f);
   for (int64_t r = 0; r < n_rows; ++r) {
-    const double pos = positions != nullptr ? static_cast<double>(positions[r]) : static_cast<double>(r);
+    const double pos =
+        positions != nullptr ? static_cast<double>(positions[r]) : static_cast<double>(r);
     if (pos * scale * f.absmax >= 0.5 * rope_const::kMaxFastAngle) {
       host_rows[static_cast<size_t>(r)] = 1;
       sincos_quad_row(pos, scale, f.hi.data(), f.lo.data(), half, &c[static_cast<size_t>(r * half)],
@@ -55,7 +56,8 @@ inline void quad_rows(const int64_t* positions, int64_t n_rows, double scale, do
 
 // The float tables [n_tokens][half] of a cached call: row positions[t] of the cache widened
 // exactly (ABI-CACHE-2 takes the entries as exact numbers).
-inline void cached_tables(const pec_rope_cached_args& a, std::vector<float>& c, std::vector<float>& s) {
+inline void cached_tables(const pec_rope_cached_args& a, std::vector<float>& c,
+                          std::vector<float>& s) {
   const int64_t half = a.rotary_dim / 2;
   c.assign(static_cast<size_t>(a.n_tokens * half), 0.0f);
   s.assign(c.size(), 0.0f);
@@ -69,7 +71,8 @@ inline void cached_tables(const pec_rope_cached_args& a, std::vector<float>& c, 
       } else {
         const uint16_t* u = static_cast<const uint16_t*>(a.cos_sin_cache);
         cv = a.cache_dtype == PEC_DTYPE_BF16 ? bf16_to_f32(u[row + i]) : f16_to_f32(u[row + i]);
-        sv = a.cache_dtype == PEC_DTYPE_BF16 ? bf16_to_f32(u[row + half + i]) : f16_to_f32(u[row + half + i]);
+        sv = a.cache_dtype == PEC_DTYPE_BF16 ? bf16_to_f32(u[row + half + i])
+                                             : f16_to_f32(u[row + half + i]);
       }
       c[static_cast<size_t>(t * half + i)] = cv;
       s[static_cast<size_t>(t * half + i)] = sv;

@@ -66,11 +66,14 @@ int launch_rotate(int32_t format, const grid::RotDev& p, void* d_xy) {
   if (n == 0) return kOk;
   if (!fits32(p.n_tokens * p.n_heads * p.head_dim)) return kInvalidArgument;
   if (format == 0) {
-    rotate_kernel<0, uint32_t><<<blocks_for(n), kBlock>>>(p, static_cast<float*>(d_xy), static_cast<float*>(d_xy));
+    rotate_kernel<0, uint32_t>
+        <<<blocks_for(n), kBlock>>>(p, static_cast<float*>(d_xy), static_cast<float*>(d_xy));
   } else if (format == 1) {
-    rotate_kernel<1, uint32_t><<<blocks_for(n), kBlock>>>(p, static_cast<uint16_t*>(d_xy), static_cast<uint16_t*>(d_xy));
+    rotate_kernel<1, uint32_t>
+        <<<blocks_for(n), kBlock>>>(p, static_cast<uint16_t*>(d_xy), static_cast<uint16_t*>(d_xy));
   } else {
-    rotate_kernel<2, uint32_t><<<blocks_for(n), kBlock>>>(p, static_cast<uint16_t*>(d_xy), static_cast<uint16_t*>(d_xy));
+    rotate_kernel<2, uint32_t>
+        <<<blocks_for(n), kBlock>>>(p, static_cast<uint16_t*>(d_xy), static_cast<uint16_t*>(d_xy));
   }
   return status();
 }

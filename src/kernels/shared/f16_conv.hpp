@@ -76,8 +76,8 @@ PEC_HD_FN uint16_t f32_to_f16(float f) {
   const uint32_t a = b & 0x7fffffffu;
   if (a > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u | ((a >> 13) & 0x3ffu));
   if (a >= 0x477ff000u) return static_cast<uint16_t>(sign | 0x7c00u);  // >= 65520: inf
-  if (a >= 0x38800000u) {                                               // >= 2^-14: normal
-    const uint32_t r = a - 0x38000000u;                                 // exponent rebiased
+  if (a >= 0x38800000u) {                                              // >= 2^-14: normal
+    const uint32_t r = a - 0x38000000u;                                // exponent rebiased
     return static_cast<uint16_t>(sign | ((r + 0xfffu + ((r >> 13) & 1u)) >> 13));
   }
   if (a <= 0x33000000u) return static_cast<uint16_t>(sign);  // <= 2^-25: nearest-even is 0

@@ -71,14 +71,14 @@ PEC_HD_FN StoreT<F> round_once(double v) {
 }
 
 struct TableDev {
-  int64_t n_rows, half;     // rows: tokens (qk), positions 0..n_rows-1 (builder: positions null)
+  int64_t n_rows, half;  // rows: tokens (qk), positions 0..n_rows-1 (builder: positions null)
   double scale, attn;
   const int64_t* positions;
   const double* f_hi;
   const double* f_lo;
-  float* cos_table;         // [n_rows][half]
+  float* cos_table;  // [n_rows][half]
   float* sin_table;
-  int32_t odd;              // 1: round to odd (a 16-bit rounding follows)
+  int32_t odd;  // 1: round to odd (a 16-bit rounding follows)
 };
 
 template <class I>
@@ -89,7 +89,8 @@ PEC_HD_FN void table_attn_thread(const Dim& d, const TableDev& p, const uint8_t*
   const I t = g / half;
   const I i = g - t * half;
   if (host_rows != nullptr && host_rows[t]) return;
-  const double pos = p.positions != nullptr ? static_cast<double>(p.positions[t]) : static_cast<double>(t);
+  const double pos =
+      p.positions != nullptr ? static_cast<double>(p.positions[t]) : static_cast<double>(t);
   double c, s;
   rope_sincos(pos, p.scale, p.f_hi[i], p.f_lo[i], c, s);
   c = c * p.attn;  // exact for attn = 1
@@ -119,8 +120,8 @@ PEC_HD_FN void rotate_thread(const Dim& d, const RotDev& p, const StoreT<F>* x, 
   const LanePairT<I> lanes = rope_pair<I>(p.layout, static_cast<I>(p.rotary_dim), i);
   const I base = row * static_cast<I>(p.head_dim);
   float ya, yb;
-  rope_rotate(widen_elem<F>(x[base + lanes.a]), widen_elem<F>(x[base + lanes.b]), p.cos_table[t * half + i],
-              p.sin_table[t * half + i], ya, yb);
+  rope_rotate(widen_elem<F>(x[base + lanes.a]), widen_elem<F>(x[base + lanes.b]),
+              p.cos_table[t * half + i], p.sin_table[t * half + i], ya, yb);
   y[base + lanes.a] = narrow_elem<F>(ya);
   y[base + lanes.b] = narrow_elem<F>(yb);
 }
@@ -148,8 +149,8 @@ PEC_HD_FN void alibi16_thread(const Dim& d, const AlibiDev& p, uint16_t* scores)
   const HQK<I> e = hqk_split<I>(g, nq, nk);
   const double dist = static_cast<double>(p.q_pos[e.i]) - static_cast<double>(p.k_pos[e.j]);
   const bool masked = p.causal != 0 && dist < 0.0;
-  const double out = alibi_apply(static_cast<double>(widen_elem<F>(scores[g])), p.slopes[e.h], dist, masked,
-                                 p.minus_inf);
+  const double out = alibi_apply(static_cast<double>(widen_elem<F>(scores[g])), p.slopes[e.h], dist,
+                                 masked, p.minus_inf);
   scores[g] = round_once<F>(out);
 }
 
@@ -170,7 +171,8 @@ PEC_HD_FN void t5_16_thread(const Dim& d, const T5Dev16& p, uint16_t* bias) {
   const I nq = static_cast<I>(p.n_q);
   if (g >= hqk_total<I>(static_cast<I>(p.n_heads), nq, nk)) return;
   const HQK<I> e = hqk_split<I>(g, nq, nk);
-  const int64_t b = t5_bucket<int64_t>(p.k_pos[e.j] - p.q_pos[e.i], p.bidirectional != 0, p.shape, p.thresholds);
+  const int64_t b =
+      t5_bucket<int64_t>(p.k_pos[e.j] - p.q_pos[e.i], p.bidirectional != 0, p.shape, p.thresholds);
   bias[g] = p.table[t5_table_index<int64_t>(b, static_cast<int64_t>(e.h), p.n_heads)];
 }
 
