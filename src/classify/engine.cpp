@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <stdexcept>
 
 #include "classify/generators.hpp"
 #include "reference/tolerance.hpp"
@@ -413,7 +414,7 @@ PropertyRun run_vector_shift_property(const Subject& s, const EngineOptions& o) 
     ++run.cases;
     if (!valid(v)) continue;
     const Instance inst = s.instance(iseed);
-    if (!inst.score3) return run;
+    if (!inst.score3) throw std::logic_error(s.name + ": axes == 3 but the instance has no score3");
     auto shifted = [&](const std::vector<std::int64_t>& x, int base) {
       return Position3{x[base] + x[6], x[base + 1] + x[7], x[base + 2] + x[8]};
     };
@@ -457,7 +458,7 @@ PropertyRun run_regime_shift_property(const Subject& s, const EngineOptions& o) 
     ++run.cases;
     if (c == 0) continue;
     const Instance inst = s.instance(iseed);
-    if (!inst.regime) return run;
+    if (!inst.regime) throw std::logic_error(s.name + ": regime_function_of set but no regime");
     auto keeps = [&](std::int64_t a, std::int64_t b, std::int64_t k) {
       return inst.regime(a, b) == inst.regime(a + k, b + k);
     };

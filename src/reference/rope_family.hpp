@@ -196,6 +196,8 @@ void validate(const Llama4Config& c);
 // ROPE-L4-1: layer l uses RoPE unless no_rope_layers[l] == 0; derived: (l + 1) % interval != 0.
 inline bool llama4_uses_rope(const Llama4Config& c, std::int64_t layer) {
   if (layer < 0) throw InvalidArgument("ROPE-L4-ARG-1", "layer index must be >= 0");
+  if (c.no_rope_layers.empty() && c.no_rope_layer_interval < 1)
+    throw InvalidArgument("ROPE-L4-ARG-1", "no_rope_layer_interval must be >= 1");
   if (!c.no_rope_layers.empty()) {
     if (layer >= static_cast<std::int64_t>(c.no_rope_layers.size()))
       throw InvalidArgument("ROPE-L4-ARG-1", "layer index beyond no_rope_layers");

@@ -62,6 +62,9 @@ TEST(RopeFamily, InvalidArgumentsNameTheirClause) {
   c.floor_scale = 0;
   expect_clause([&] { validate(c); }, "ROPE-L4-ARG-1");
   expect_clause([&] { llama4_uses_rope(Llama4Config{}, -1); }, "ROPE-L4-ARG-1");
+  c = Llama4Config{};
+  c.no_rope_layer_interval = 0;
+  expect_clause([&] { llama4_uses_rope(c, 3); }, "ROPE-L4-ARG-1");
 
   MropeConfig m;
   m.section = {16, 24, 23};
