@@ -51,6 +51,17 @@ Model with_other_content(const Model& md, Rng& r) {
   return o;
 }
 
+// The instance's two score functions from one scorer of (model, m, n): the drawn model, then
+// the same model with fresh token embeddings (drawn from r here, after the model: the order of
+// the draws is part of what a seed reproduces).
+template <class ScoreFn>
+void set_scores(Instance& in, ScoreFn fn, const std::shared_ptr<Model>& md, Rng& r) {
+  in.score = [fn, md](std::int64_t m, std::int64_t n) { return fn(*md, m, n); };
+  auto other = std::make_shared<Model>(with_other_content(*md, r));
+  in.score_other_content = [fn, other](std::int64_t m, std::int64_t n) { return fn(*other, m, n); };
+}
+
+
 // MODEL-TOL-1's magnitude for one score: sigma * a^2 * (Phi + D + 2) * |Wq| |xq~| |Wk| |xk~| + |b|.
 double magnitude(const Model& md, const Vec<double>& xq, const Vec<double>& xk, double a,
                  double phi, double bias) {
@@ -81,11 +92,7 @@ Subject sinusoidal_subject(reference::SinusoidalLayout layout) {
       const double phi = static_cast<double>(std::max(m, n));  // max w_i = 1
       return Score{v, magnitude(mdl, mdl.xq + pm, mdl.xk + pn, 1.0, phi, 0.0)};
     };
-    in.score = [fn, md](std::int64_t m, std::int64_t n) { return fn(*md, m, n); };
-    auto other = std::make_shared<Model>(with_other_content(*md, r));
-    in.score_other_content = [fn, other](std::int64_t m, std::int64_t n) {
-      return fn(*other, m, n);
-    };
+    set_scores(in, fn, md, r);
     return in;
   };
   return s;
@@ -115,11 +122,7 @@ Subject learned_subject() {
       const Vec<double> pn = reference::detail::to_vec(reference::learned_encode<double>(c, t, n));
       return Score{v, magnitude(mdl, mdl.xq + pm, mdl.xk + pn, 1.0, 0.0, 0.0)};
     };
-    in.score = [fn, md](std::int64_t m, std::int64_t n) { return fn(*md, m, n); };
-    auto other = std::make_shared<Model>(with_other_content(*md, r));
-    in.score_other_content = [fn, other](std::int64_t m, std::int64_t n) {
-      return fn(*other, m, n);
-    };
+    set_scores(in, fn, md, r);
     return in;
   };
   return s;
@@ -146,11 +149,7 @@ Subject t5_subject(bool bidirectional) {
       const double b = reference::t5_bias<double>(c, t, h, m, n);
       return Score{v, magnitude(mdl, mdl.xq, mdl.xk, 1.0, 0.0, b)};
     };
-    in.score = [fn, md](std::int64_t m, std::int64_t n) { return fn(*md, m, n); };
-    auto other = std::make_shared<Model>(with_other_content(*md, r));
-    in.score_other_content = [fn, other](std::int64_t m, std::int64_t n) {
-      return fn(*other, m, n);
-    };
+    set_scores(in, fn, md, r);
     return in;
   };
   return s;
@@ -173,11 +172,7 @@ Subject alibi_subject(reference::AlibiMode mode) {
       const double b = reference::alibi_bias<double>(mode, slope, m, n);
       return Score{v, magnitude(mdl, mdl.xq, mdl.xk, 1.0, 0.0, b)};
     };
-    in.score = [fn, md](std::int64_t m, std::int64_t n) { return fn(*md, m, n); };
-    auto other = std::make_shared<Model>(with_other_content(*md, r));
-    in.score_other_content = [fn, other](std::int64_t m, std::int64_t n) {
-      return fn(*other, m, n);
-    };
+    set_scores(in, fn, md, r);
     return in;
   };
   return s;
@@ -207,11 +202,7 @@ Subject rope_subject(std::string name, reference::RopeScaling kind, reference::R
       const double phi = static_cast<double>(std::max(m, n)) * c.position_scale * fmax;
       return Score{v, magnitude(mdl, mdl.xq, mdl.xk, a, phi, 0.0)};
     };
-    in.score = [fn, md](std::int64_t m, std::int64_t n) { return fn(*md, m, n); };
-    auto other = std::make_shared<Model>(with_other_content(*md, r));
-    in.score_other_content = [fn, other](std::int64_t m, std::int64_t n) {
-      return fn(*other, m, n);
-    };
+    set_scores(in, fn, md, r);
     return in;
   };
   return s;
@@ -242,11 +233,7 @@ Subject longrope_subject() {
       const double phi = static_cast<double>(std::max(m, n)) * c.position_scale * fmax;
       return Score{v, magnitude(mdl, mdl.xq, mdl.xk, a, phi, 0.0)};
     };
-    in.score = [fn, md](std::int64_t m, std::int64_t n) { return fn(*md, m, n); };
-    auto other = std::make_shared<Model>(with_other_content(*md, r));
-    in.score_other_content = [fn, other](std::int64_t m, std::int64_t n) {
-      return fn(*other, m, n);
-    };
+    set_scores(in, fn, md, r);
     in.regime = [c](std::int64_t m, std::int64_t n) {
       return std::int64_t{reference::longrope_uses_long(c, std::max(m, n) + 1)};
     };
@@ -282,11 +269,7 @@ Subject llama4_rope_subject() {
       const double D = static_cast<double>(mdl.proj.w_q.rows()) + 2.0 * hd;
       return Score{v, std::fabs(mdl.proj.scale) * (phi + D + 2.0) * hd};
     };
-    in.score = [fn, md](std::int64_t m, std::int64_t n) { return fn(*md, m, n); };
-    auto other = std::make_shared<Model>(with_other_content(*md, r));
-    in.score_other_content = [fn, other](std::int64_t m, std::int64_t n) {
-      return fn(*other, m, n);
-    };
+    set_scores(in, fn, md, r);
     const std::int64_t C = c.attention_chunk_size;
     in.regime = [C](std::int64_t m, std::int64_t n) { return std::int64_t{m / C == n / C}; };
     return in;
@@ -311,11 +294,7 @@ Subject llama4_nope_subject() {
       const double tau = reference::llama4_attn_temperature<double>(c, m);
       return Score{v, magnitude(mdl, mdl.xq, mdl.xk, std::sqrt(tau), 0.0, 0.0)};
     };
-    in.score = [fn, md](std::int64_t m, std::int64_t n) { return fn(*md, m, n); };
-    auto other = std::make_shared<Model>(with_other_content(*md, r));
-    in.score_other_content = [fn, other](std::int64_t m, std::int64_t n) {
-      return fn(*other, m, n);
-    };
+    set_scores(in, fn, md, r);
     return in;
   };
   return s;
@@ -336,11 +315,7 @@ Subject nope_subject() {
       const double v = reference::score_nope<double>(mdl.proj, mdl.xq, mdl.xk, m, n, true);
       return Score{v, magnitude(mdl, mdl.xq, mdl.xk, 1.0, 0.0, 0.0)};
     };
-    in.score = [fn, md](std::int64_t m, std::int64_t n) { return fn(*md, m, n); };
-    auto other = std::make_shared<Model>(with_other_content(*md, r));
-    in.score_other_content = [fn, other](std::int64_t m, std::int64_t n) {
-      return fn(*other, m, n);
-    };
+    set_scores(in, fn, md, r);
     return in;
   };
   return s;
@@ -408,11 +383,7 @@ Subject mla_subject() {
       const double phi = static_cast<double>(std::max(m, n)) * c.rope.position_scale * fmax;
       return Score{v, magnitude(mdl, mdl.xq, mdl.xk, std::max(a, 1.0), phi, 0.0)};
     };
-    in.score = [fn, md](std::int64_t m, std::int64_t n) { return fn(*md, m, n); };
-    auto other = std::make_shared<Model>(with_other_content(*md, r));
-    in.score_other_content = [fn, other](std::int64_t m, std::int64_t n) {
-      return fn(*other, m, n);
-    };
+    set_scores(in, fn, md, r);
     return in;
   };
   return s;
