@@ -6,75 +6,18 @@
 #include <cmath>
 
 #include "verify/gen/cases.hpp"
+#include "verify/gen/shrink_util.hpp"
 
 namespace pecheck::verifier {
 
 namespace {
 
-using Idx = std::vector<std::int64_t>;
-
-Idx iota(std::int64_t n) {
-  Idx v(static_cast<std::size_t>(std::max<std::int64_t>(n, 0)));
-  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::int64_t>(i);
-  return v;
-}
-
-// Keeps the given indices of each axis of a row-major [A][B][C] tensor.
-std::vector<float> select3(const std::vector<float>& v, std::int64_t B, std::int64_t C, const Idx& a,
-                           const Idx& b, const Idx& c) {
-  if (v.empty()) return v;
-  for (auto i : a)
-    for (auto j : b)
-      for (auto k : c)
-        if ((i * B + j) * C + k >= static_cast<std::int64_t>(v.size())) return v;  // shape mismatch
-  std::vector<float> out;
-  out.reserve(a.size() * b.size() * c.size());
-  for (auto i : a)
-    for (auto j : b)
-      for (auto k : c) out.push_back(v[static_cast<std::size_t>((i * B + j) * C + k)]);
-  return out;
-}
+using namespace shrinking;
 
 template <class T>
 std::vector<T> pick(const std::vector<T>& v, const Idx& idx) {
   std::vector<T> out;
   for (auto i : idx) out.push_back(v[static_cast<std::size_t>(i)]);
-  return out;
-}
-
-// Index subsets of [0, n) to try, smallest first: empty, each single index, each half, all but one.
-std::vector<Idx> subsets(std::int64_t n, bool allow_empty) {
-  std::vector<Idx> out;
-  if (n <= 0) return out;
-  if (allow_empty) out.push_back({});
-  if (n == 1) return out;
-  for (std::int64_t i = 0; i < n; ++i) out.push_back({i});
-  if (n > 3) {
-    Idx lo = iota(n / 2), hi;
-    for (std::int64_t i = n / 2; i < n; ++i) hi.push_back(i);
-    out.push_back(lo);
-    out.push_back(hi);
-  }
-  if (n > 2) {
-    for (std::int64_t i = 0; i < n; ++i) {
-      Idx all_but;
-      for (std::int64_t j = 0; j < n; ++j)
-        if (j != i) all_but.push_back(j);
-      out.push_back(all_but);
-    }
-  }
-  return out;
-}
-
-// Smaller values for one non-negative integer: 0, then p - p/2^k (approaching p from below).
-std::vector<std::int64_t> smaller(std::int64_t p, std::int64_t floor = 0) {
-  std::vector<std::int64_t> out;
-  if (p <= floor) return out;
-  out.push_back(floor);
-  for (int k = 1; k < 63 && ((p - floor) >> k) > 0; ++k) out.push_back(p - ((p - floor) >> k));
-  out.push_back(p - 1);
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
   return out;
 }
 

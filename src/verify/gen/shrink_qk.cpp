@@ -5,65 +5,13 @@
 #include <cmath>
 
 #include "verify/gen/cases_qk.hpp"
+#include "verify/gen/shrink_util.hpp"
 
 namespace pecheck::verifier {
 
 namespace {
 
-using Idx = std::vector<std::int64_t>;
-
-Idx iota(std::int64_t n) {
-  Idx v(static_cast<std::size_t>(std::max<std::int64_t>(n, 0)));
-  for (std::size_t i = 0; i < v.size(); ++i) v[i] = static_cast<std::int64_t>(i);
-  return v;
-}
-
-std::vector<float> select3(const std::vector<float>& v, std::int64_t B, std::int64_t C,
-                           const Idx& a, const Idx& b, const Idx& c) {
-  std::vector<float> out;
-  for (auto i : a)
-    for (auto j : b)
-      for (auto k : c) {
-        const std::int64_t idx = (i * B + j) * C + k;
-        if (idx >= static_cast<std::int64_t>(v.size())) return v;
-        out.push_back(v[static_cast<std::size_t>(idx)]);
-      }
-  return out;
-}
-
-std::vector<Idx> subsets(std::int64_t n, bool allow_empty) {
-  std::vector<Idx> out;
-  if (n <= 0) return out;
-  if (allow_empty) out.push_back({});
-  if (n == 1) return out;
-  for (std::int64_t i = 0; i < n; ++i) out.push_back({i});
-  if (n > 3) {
-    Idx lo = iota(n / 2), hi;
-    for (std::int64_t i = n / 2; i < n; ++i) hi.push_back(i);
-    out.push_back(lo);
-    out.push_back(hi);
-  }
-  if (n > 2) {
-    for (std::int64_t i = 0; i < n; ++i) {
-      Idx all_but;
-      for (std::int64_t j = 0; j < n; ++j)
-        if (j != i) all_but.push_back(j);
-      out.push_back(all_but);
-    }
-  }
-  return out;
-}
-
-std::vector<std::int64_t> smaller(std::int64_t p, std::int64_t floor = 0) {
-  std::vector<std::int64_t> out;
-  if (p <= floor) return out;
-  out.push_back(floor);
-  for (int k = 1; k < 63 && ((p - floor) >> k) > 0; ++k) out.push_back(p - ((p - floor) >> k));
-  out.push_back(p - 1);
-  std::sort(out.begin(), out.end());
-  out.erase(std::unique(out.begin(), out.end()), out.end());
-  return out;
-}
+using namespace shrinking;
 
 bool same_float(float a, float b) { return a == b && std::signbit(a) == std::signbit(b); }
 
