@@ -139,6 +139,31 @@ int pec_rope_cache_f32(const struct pec_rope_cache_args* args, float* cache);
 int pec_rope_cache_bf16(const struct pec_rope_cache_args* args, uint16_t* cache);
 int pec_rope_cache_f16(const struct pec_rope_cache_args* args, uint16_t* cache);
 
+/* ---- Version 2: M-RoPE, positions as (t, h, w) triples (ABI-MROPE-*) ----------------------------
+ * Multimodal RoPE of Qwen2-VL / Qwen2.5-VL (sectioned) and Qwen3-VL (interleaved) on query and key
+ * together: views, GQA, in place and attn_factor as pec_rope_qk (ABI-QK-*, ABI-VIEW-*), except
+ * that frequency pair i is rotated by the position of its own axis a(i) in {t, h, w}
+ * (spec/rope.md ROPE-MROPE-1..3). positions is [3][n_tokens] (vLLM's positions of shape
+ * [3, num_tokens]): row 0 temporal, row 1 height, row 2 width; a text token has all three equal.
+ * mrope_section[a] is the number of frequency pairs of axis a; the three sum to rotary_dim/2. */
+enum pec_mrope_layout { PEC_MROPE_SECTIONED = 0, PEC_MROPE_INTERLEAVED = 1 };
+struct pec_mrope_args {
+  int64_t n_tokens, n_q_heads, n_kv_heads, head_dim, rotary_dim;
+  int32_t layout;                           /* enum pec_rope_layout: the pairing of the lanes */
+  int32_t mrope_layout;                     /* enum pec_mrope_layout: which pairs each axis gets */
+  int64_t mrope_section[3];                 /* frequency pairs of t, h, w (Qwen2-VL: 16, 24, 24) */
+  double theta_base, position_scale;
+  double attn_factor;                       /* multiplies cos and sin; 1 = none */
+  const int64_t* positions;                 /* [3][n_tokens]: t row, h row, w row */
+  const float* inv_freq;                    /* NULL or rotary_dim/2 entries */
+  struct pec_strides q, k, q_out, k_out;
+};
+int pec_mrope_f32(const struct pec_mrope_args* args, const float* q, const float* k, float* q_out, float* k_out);
+int pec_mrope_bf16(const struct pec_mrope_args* args, const uint16_t* q, const uint16_t* k, uint16_t* q_out,
+                   uint16_t* k_out);
+int pec_mrope_f16(const struct pec_mrope_args* args, const uint16_t* q, const uint16_t* k, uint16_t* q_out,
+                  uint16_t* k_out);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

@@ -67,6 +67,27 @@ struct RopeCachedCase : QkShape {
   std::vector<float> row_vals;
 };
 
+// M-RoPE (ABI-MROPE-*): the query+key form with a (t, h, w) position per token. `positions`
+// holds the t row (the position a report names), pos_h and pos_w the other two rows; the
+// call's positions argument is [3][n_tokens] = t row, h row, w row. CaseCommon::shift is unused:
+// the .shift check moves each axis by its own amount (axis_shift).
+struct MropeCase : QkShape {
+  double theta_base = 10000.0, position_scale = 1.0, attn_factor = 1.0;
+  bool has_inv_freq = false;
+  std::vector<float> inv_freq;
+  std::int32_t mrope_layout = PEC_MROPE_SECTIONED;
+  std::int64_t section[3] = {1, 0, 0};  // frequency pairs of t, h, w
+  std::vector<std::int64_t> pos_h, pos_w;
+  std::int64_t axis_shift[3] = {0, 0, 0};
+  // True for a case whose positions argument is NULL (null_field == "positions") as for qk.
+};
+
+// The axis (0 t, 1 h, 2 w) of frequency pair i (spec/rope.md ROPE-MROPE-2/-3); -1 for a pair
+// no axis claims (an invalid section).
+int mrope_axis(const MropeCase& c, std::int64_t i);
+// Position of token t on axis a (0 t, 1 h, 2 w).
+std::int64_t mrope_position(const MropeCase& c, int a, std::int64_t t);
+
 struct RopeCacheCase : CaseCommon {
   std::int64_t cache_positions = 1, rotary_dim = 2;
   double theta_base = 10000.0, position_scale = 1.0, attn_factor = 1.0;
@@ -91,6 +112,7 @@ const char* dtype_name(std::int32_t dtype);
 void fit_storage(RopeQkCase& c);
 void fit_storage(RopeCachedCase& c);
 void fit_storage(RopeCacheCase& c);
+void fit_storage(MropeCase& c);
 
 // Fills row_pos/row_vals for the positions of c (and positions + c.shift): each value is
 // attn_factor * cos / sin of the exact angle, correctly rounded to cache_dtype (oracle).
@@ -100,10 +122,12 @@ void fill_cache_rows(RopeCachedCase& c);
 RopeQkCase gen_rope_qk(Rng& r, const GenParams& p);
 RopeCachedCase gen_rope_cached(Rng& r, const GenParams& p);
 RopeCacheCase gen_rope_cache(Rng& r, const GenParams& p);
+MropeCase gen_mrope(Rng& r, const GenParams& p);
 // Invalid generators: one rule broken, `branch` as in reject_requirements("rope_qk" etc.).
 RopeQkCase gen_rope_qk_invalid(Rng& r, const GenParams& p, int branch);
 RopeCachedCase gen_rope_cached_invalid(Rng& r, const GenParams& p, int branch);
 RopeCacheCase gen_rope_cache_invalid(Rng& r, const GenParams& p, int branch);
+MropeCase gen_mrope_invalid(Rng& r, const GenParams& p, int branch);
 
 // Rejection requirements of the three schemes (tier A memory safety, tier B hygiene).
 const std::vector<RejectRequirement>& reject_requirements_qk(std::string_view scheme);
@@ -114,17 +138,21 @@ std::string invalid_reason(const RopeCacheCase& c);
 std::string invalid_requirement(const RopeQkCase& c);
 std::string invalid_requirement(const RopeCachedCase& c);
 std::string invalid_requirement(const RopeCacheCase& c);
+std::string invalid_reason(const MropeCase& c);
+std::string invalid_requirement(const MropeCase& c);
 
 std::int64_t output_size(const RopeCacheCase& c);  // cache_positions * rotary_dim (0 if negative)
 
 std::vector<RopeQkCase> shrink_candidates(const RopeQkCase& c);
 std::vector<RopeCachedCase> shrink_candidates(const RopeCachedCase& c);
 std::vector<RopeCacheCase> shrink_candidates(const RopeCacheCase& c);
+std::vector<MropeCase> shrink_candidates(const MropeCase& c);
 
 void describe(const RopeQkCase& c, std::vector<report::Arg>& args, std::vector<report::Tensor>& in);
 void describe(const RopeCachedCase& c, std::vector<report::Arg>& args,
               std::vector<report::Tensor>& in);
 void describe(const RopeCacheCase& c, std::vector<report::Arg>& args,
               std::vector<report::Tensor>& in);
+void describe(const MropeCase& c, std::vector<report::Arg>& args, std::vector<report::Tensor>& in);
 
 }  // namespace pecheck::verifier

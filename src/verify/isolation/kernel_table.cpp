@@ -7,13 +7,13 @@ namespace pecheck::verifier {
 Storage storage(Fn f) {
   switch (f) {
     case Fn::Rope: case Fn::Alibi: case Fn::T5: case Fn::Sinusoidal: case Fn::Learned:
-    case Fn::RopeQkF32: case Fn::RopeCachedF32: case Fn::RopeCacheF32:
+    case Fn::RopeQkF32: case Fn::RopeCachedF32: case Fn::RopeCacheF32: case Fn::MropeF32:
       return Storage::F32;
     case Fn::RopeBf16: case Fn::AlibiBf16: case Fn::T5Bf16: case Fn::SinusoidalBf16: case Fn::LearnedBf16:
-    case Fn::RopeQkBf16: case Fn::RopeCachedBf16: case Fn::RopeCacheBf16:
+    case Fn::RopeQkBf16: case Fn::RopeCachedBf16: case Fn::RopeCacheBf16: case Fn::MropeBf16:
       return Storage::BF16;
     case Fn::RopeF16: case Fn::AlibiF16: case Fn::T5F16: case Fn::SinusoidalF16: case Fn::LearnedF16:
-    case Fn::RopeQkF16: case Fn::RopeCachedF16: case Fn::RopeCacheF16:
+    case Fn::RopeQkF16: case Fn::RopeCachedF16: case Fn::RopeCacheF16: case Fn::MropeF16:
       return Storage::F16;
   }
   return Storage::F32;
@@ -29,6 +29,7 @@ Family family(Fn f) {
     case Fn::RopeQkF32: case Fn::RopeQkBf16: case Fn::RopeQkF16: return Family::RopeQk;
     case Fn::RopeCachedF32: case Fn::RopeCachedBf16: case Fn::RopeCachedF16: return Family::RopeCached;
     case Fn::RopeCacheF32: case Fn::RopeCacheBf16: case Fn::RopeCacheF16: return Family::RopeCache;
+    case Fn::MropeF32: case Fn::MropeBf16: case Fn::MropeF16: return Family::Mrope;
   }
   return Family::Rope;
 }
@@ -44,6 +45,7 @@ Fn fn_of(Family fam, Storage s) {
     case Family::RopeQk: return k == 0 ? Fn::RopeQkF32 : k == 1 ? Fn::RopeQkBf16 : Fn::RopeQkF16;
     case Family::RopeCached: return k == 0 ? Fn::RopeCachedF32 : k == 1 ? Fn::RopeCachedBf16 : Fn::RopeCachedF16;
     case Family::RopeCache: return k == 0 ? Fn::RopeCacheF32 : k == 1 ? Fn::RopeCacheBf16 : Fn::RopeCacheF16;
+    case Family::Mrope: return k == 0 ? Fn::MropeF32 : k == 1 ? Fn::MropeBf16 : Fn::MropeF16;
   }
   return Fn::Rope;
 }
@@ -58,6 +60,7 @@ std::string_view scheme(Family f) {
     case Family::RopeQk: return "rope_qk";
     case Family::RopeCached: return "rope_cached";
     case Family::RopeCache: return "rope_cache";
+    case Family::Mrope: return "mrope";
   }
   return "?";
 }
@@ -90,6 +93,9 @@ std::string_view symbol(Fn f) {
     case Fn::RopeCacheF32: return "pec_rope_cache_f32";
     case Fn::RopeCacheBf16: return "pec_rope_cache_bf16";
     case Fn::RopeCacheF16: return "pec_rope_cache_f16";
+    case Fn::MropeF32: return "pec_mrope_f32";
+    case Fn::MropeBf16: return "pec_mrope_bf16";
+    case Fn::MropeF16: return "pec_mrope_f16";
   }
   return "?";
 }
@@ -143,6 +149,9 @@ auto visit(T& t, Fn f, V v) {
     case Fn::RopeCacheF32: return v(t.rope_cache_f32);
     case Fn::RopeCacheBf16: return v(t.rope_cache_bf16);
     case Fn::RopeCacheF16: return v(t.rope_cache_f16);
+    case Fn::MropeF32: return v(t.mrope_f32);
+    case Fn::MropeBf16: return v(t.mrope_bf16);
+    case Fn::MropeF16: return v(t.mrope_f16);
   }
   return v(t.rope_f32);
 }

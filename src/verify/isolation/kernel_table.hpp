@@ -18,19 +18,19 @@ enum class Fn : int {
   Rope = 0, Alibi = 1, T5 = 2, Sinusoidal = 3, Learned = 4,
   RopeBf16, RopeF16, AlibiBf16, AlibiF16, T5Bf16, T5F16, SinusoidalBf16, SinusoidalF16, LearnedBf16, LearnedF16,
   RopeQkF32, RopeQkBf16, RopeQkF16, RopeCachedF32, RopeCachedBf16, RopeCachedF16,
-  RopeCacheF32, RopeCacheBf16, RopeCacheF16,
+  RopeCacheF32, RopeCacheBf16, RopeCacheF16, MropeF32, MropeBf16, MropeF16,
 };
-inline constexpr int kFnCount = 24;
+inline constexpr int kFnCount = 27;
 static_assert(kFnCount <= 32, "LibraryInfo::mask is a uint32");
 inline constexpr std::array<Fn, kFnCount> kAllFns = {
     Fn::Rope, Fn::Alibi, Fn::T5, Fn::Sinusoidal, Fn::Learned,
     Fn::RopeBf16, Fn::RopeF16, Fn::AlibiBf16, Fn::AlibiF16, Fn::T5Bf16, Fn::T5F16,
     Fn::SinusoidalBf16, Fn::SinusoidalF16, Fn::LearnedBf16, Fn::LearnedF16,
     Fn::RopeQkF32, Fn::RopeQkBf16, Fn::RopeQkF16, Fn::RopeCachedF32, Fn::RopeCachedBf16, Fn::RopeCachedF16,
-    Fn::RopeCacheF32, Fn::RopeCacheBf16, Fn::RopeCacheF16};
+    Fn::RopeCacheF32, Fn::RopeCacheBf16, Fn::RopeCacheF16, Fn::MropeF32, Fn::MropeBf16, Fn::MropeF16};
 
 // The families of functions (one argument struct each; the storage type is the suffix).
-enum class Family { Rope, Alibi, T5, Sinusoidal, Learned, RopeQk, RopeCached, RopeCache };
+enum class Family { Rope, Alibi, T5, Sinusoidal, Learned, RopeQk, RopeCached, RopeCache, Mrope };
 
 Storage storage(Fn f);
 Family family(Fn f);
@@ -45,7 +45,7 @@ inline constexpr std::uint32_t kV1Mask = 0x1fu;
 // ABI symbol of each function: "pec_rope_f32", "pec_alibi_bias_bf16", "pec_rope_qk_f16", ...
 std::string_view symbol(Fn f);
 // Scheme name used in reports, budgets, declared domains and rejection requirements: "rope",
-// "alibi", "t5", "sinusoidal", "learned", "rope_qk", "rope_cached", "rope_cache" (whatever the
+// "alibi", "t5", "sinusoidal", "learned", "rope_qk", "rope_cached", "rope_cache", "mrope" (whatever the
 // storage type).
 std::string_view scheme(Fn f);
 std::string_view scheme(Family f);
@@ -92,6 +92,12 @@ struct KernelTable {
   int (*rope_cache_f32)(const pec_rope_cache_args*, float*) = nullptr;
   int (*rope_cache_bf16)(const pec_rope_cache_args*, std::uint16_t*) = nullptr;
   int (*rope_cache_f16)(const pec_rope_cache_args*, std::uint16_t*) = nullptr;
+  // Version 2: M-RoPE (ABI-MROPE).
+  int (*mrope_f32)(const pec_mrope_args*, const float*, const float*, float*, float*) = nullptr;
+  int (*mrope_bf16)(const pec_mrope_args*, const std::uint16_t*, const std::uint16_t*, std::uint16_t*,
+                    std::uint16_t*) = nullptr;
+  int (*mrope_f16)(const pec_mrope_args*, const std::uint16_t*, const std::uint16_t*, std::uint16_t*,
+                   std::uint16_t*) = nullptr;
 
   bool has(verifier::Fn f) const;
   // Bit i set when function kAllFns[i] is present.

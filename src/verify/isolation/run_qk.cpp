@@ -411,6 +411,43 @@ ViewRunResult run_view_case(Executor& ex, Fn fn, const RopeCachedCase& c, const 
   return finish(ex, fn, c, v, ap, w, m, {&cache});
 }
 
+ViewRunResult run_view_case(Executor& ex, Fn fn, const MropeCase& c, const ViewRunMode& m) {
+  Arena& a = ex.arena();
+  a.reset();
+  Watch w;
+  auto* slot = w.reserve_args<pec_mrope_args>(a);
+  pec_mrope_args args{};
+  args.n_tokens = c.n_tokens;
+  args.n_q_heads = c.n_q_heads;
+  args.n_kv_heads = c.n_kv_heads;
+  args.head_dim = c.head_dim;
+  args.rotary_dim = c.rotary_dim;
+  args.layout = c.layout;
+  args.mrope_layout = c.mrope_layout;
+  for (int ax = 0; ax < 3; ++ax) args.mrope_section[ax] = c.section[ax];
+  args.theta_base = c.theta_base;
+  args.position_scale = c.position_scale;
+  args.attn_factor = c.attn_factor;
+  if (c.null_field != "positions") {
+    // [3][n_tokens]: the t row, the h row, the w row (rows shorter than n_tokens in an invalid
+    // case are what the case holds; the guard zones catch a read past them only as reads of
+    // garbage, never as writes).
+    std::vector<std::int64_t> rows;
+    const std::vector<std::int64_t>* axes[3] = {&c.positions, &c.pos_h, &c.pos_w};
+    for (int ax = 0; ax < 3; ++ax)
+      for (std::int64_t p : *axes[ax]) rows.push_back(p + m.shift + m.axis_shift[ax]);
+    args.positions = w.put(a, "positions", rows);
+  }
+  args.inv_freq = c.has_inv_freq ? w.put(a, "inv_freq", c.inv_freq) : nullptr;
+  QkViews v = lay_out(a, c, m);
+  args.q = v.q.s;
+  args.k = v.k.s;
+  args.q_out = v.q_in_place ? v.q.s : v.qo.s;
+  args.k_out = v.k_in_place ? v.k.s : v.ko.s;
+  const auto* ap = w.put_args(slot, args);
+  return finish(ex, fn, c, v, ap, w, m, {});
+}
+
 ViewRunResult run_view_case(Executor& ex, Fn fn, const RopeCacheCase& c, const ViewRunMode& m) {
   Arena& a = ex.arena();
   a.reset();

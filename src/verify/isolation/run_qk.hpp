@@ -45,11 +45,13 @@ struct ViewRunMode {
   std::int64_t shift = 0;   // added to every position
   bool alt_poison = false;  // poison outputs with the alternative pattern (determinism)
   int in_place = -1;        // -1: as the case says; else bit 0: q_out == q, bit 1: k_out == k
+  std::int64_t axis_shift[3] = {0, 0, 0};  // M-RoPE: added to the t, h, w rows (after `shift`)
 };
 
 ViewRunResult run_view_case(Executor& ex, Fn fn, const RopeQkCase& c, const ViewRunMode& m = {});
 ViewRunResult run_view_case(Executor& ex, Fn fn, const RopeCachedCase& c,
                             const ViewRunMode& m = {});
 ViewRunResult run_view_case(Executor& ex, Fn fn, const RopeCacheCase& c, const ViewRunMode& m = {});
+ViewRunResult run_view_case(Executor& ex, Fn fn, const MropeCase& c, const ViewRunMode& m = {});
 
 }  // namespace pecheck::verifier

@@ -102,6 +102,7 @@ int invoke(const KernelTable& t, Fn fn, const void* args, const void* x, void* y
   const auto* qk = static_cast<const pec_rope_qk_args*>(args);
   const auto* cached = static_cast<const pec_rope_cached_args*>(args);
   const auto* cache = static_cast<const pec_rope_cache_args*>(args);
+  const auto* mrope = static_cast<const pec_mrope_args*>(args);
   switch (fn) {
     case Fn::Rope: return t.rope_f32(rope, xf, yf);
     case Fn::RopeBf16: return t.rope_bf16(rope, xh, yh);
@@ -127,6 +128,9 @@ int invoke(const KernelTable& t, Fn fn, const void* args, const void* x, void* y
     case Fn::RopeCacheF32: return t.rope_cache_f32(cache, yf);
     case Fn::RopeCacheBf16: return t.rope_cache_bf16(cache, yh);
     case Fn::RopeCacheF16: return t.rope_cache_f16(cache, yh);
+    case Fn::MropeF32: return t.mrope_f32(mrope, xf, kf, yf, lf);
+    case Fn::MropeBf16: return t.mrope_bf16(mrope, xh, kh, yh, lh);
+    case Fn::MropeF16: return t.mrope_f16(mrope, xh, kh, yh, lh);
   }
   return -1;
 }
