@@ -40,7 +40,8 @@ std::vector<AnyCheck> catalogue() {
     add_sinusoidal_checks(all, fn_of(Family::Sinusoidal, st));
     add_learned_checks(all, fn_of(Family::Learned, st));
   }
-  add_rope_qk_checks(all);  // query+key, cached rotation, cache builder: all storage types
+  add_rope_qk_checks(all);
+  add_mrope_checks(all);  // M-RoPE query+key: all storage types  // query+key, cached rotation, cache builder: all storage types
   return all;
 }
 
@@ -366,8 +367,8 @@ VerifyResult run(Executor& ex, const LibraryInfo& info, const VerifyOptions& o, 
     res.options.extra.emplace_back(std::string("accuracy.") + sch, chosen_class(o.accuracy, sch));
   }
   for (const auto& [key, cls] : o.accuracy) {  // a 16-bit function's own class (--accuracy rope.bf16=...)
-    // and the version 2 schemes' (rope_qk, rope_cached, rope_cache)
-    if (key.find('.') != std::string::npos || key.rfind("rope_", 0) == 0) res.options.extra.emplace_back("accuracy." + key, cls);
+    // and the version 2 schemes' (rope_qk, rope_cached, rope_cache, mrope)
+    if (key.find('.') != std::string::npos || key.rfind("rope_", 0) == 0 || key == "mrope") res.options.extra.emplace_back("accuracy." + key, cls);
   }
   if (o.strict) res.options.extra.emplace_back("strict", "true");
   if (o.only_case >= 0) res.options.extra.emplace_back("case", std::to_string(o.only_case));

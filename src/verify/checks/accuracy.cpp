@@ -19,6 +19,7 @@ const std::vector<std::string>& f32_classes(const std::string& scheme) {
       // Version 2 (spec/contracts.md PREC-QK-1, PREC-CACHE-1): the query+key form and the cache
       // builder are graded in the RoPE classes (rows of scheme rope), the cached rotation in its own.
       {"rope_qk", {"accurate", "reference", "fma", "powf", "ggml", "field"}},
+      {"mrope", {"accurate", "reference", "fma", "powf", "ggml", "field"}},  // ABI-MROPE-2: as rope_qk
       {"rope_cache", {"accurate", "reference", "fma", "powf", "ggml", "field"}},
       {"rope_cached", {"reference", "field"}},
   };
@@ -27,9 +28,9 @@ const std::vector<std::string>& f32_classes(const std::string& scheme) {
   return it == k.end() ? none : it->second;
 }
 
-// The budgets.tsv scheme whose rows a scheme's classes are (rope_qk, rope_cache: rope's).
+// The budgets.tsv scheme whose rows a scheme's classes are (rope_qk, rope_cache, mrope: rope's).
 std::string row_scheme(const std::string& scheme) {
-  return scheme == "rope_qk" || scheme == "rope_cache" ? std::string("rope") : scheme;
+  return scheme == "rope_qk" || scheme == "rope_cache" || scheme == "mrope" ? std::string("rope") : scheme;
 }
 
 bool row_exists(const std::string& scheme, std::string_view dtype, const std::string& variant) {
@@ -39,7 +40,7 @@ bool row_exists(const std::string& scheme, std::string_view dtype, const std::st
   return false;
 }
 
-const std::vector<std::string> kSchemes = {"rope", "alibi", "sinusoidal", "rope_qk", "rope_cached", "rope_cache"};
+const std::vector<std::string> kSchemes = {"rope", "alibi", "sinusoidal", "rope_qk", "rope_cached", "rope_cache", "mrope"};
 
 }  // namespace
 

@@ -104,6 +104,7 @@ void add_alibi_checks(std::vector<AnyCheck>& out, Fn fn = Fn::Alibi);
 void add_t5_checks(std::vector<AnyCheck>& out, Fn fn = Fn::T5);
 void add_sinusoidal_checks(std::vector<AnyCheck>& out, Fn fn = Fn::Sinusoidal);
 void add_learned_checks(std::vector<AnyCheck>& out, Fn fn = Fn::Learned);
+void add_mrope_checks(std::vector<AnyCheck>& out);  // pec_mrope_*, every storage type (checks_mrope.cpp)
 void add_rope_qk_checks(std::vector<AnyCheck>& out);  // rope_qk, rope_cached, rope_cache, every storage type (checks_rope_qk.cpp)
 
 double now_seconds();  // monotonic clock

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "oracle/budget.hpp"
+#include "verify/checks/check_batch.hpp"
 #include "verify/checks/check_impl.hpp"
 #include "verify/gen/cases_qk.hpp"
 #include "verify/isolation/run_qk.hpp"
@@ -27,6 +28,9 @@ void constrain(const Domain&, RopeCacheCase&, Rng&);
 bool inside(const Domain&, const RopeQkCase&);
 bool inside(const Domain&, const RopeCachedCase&);
 bool inside(const Domain&, const RopeCacheCase&);
+void case_from_entry(const CorpusEntry& e, MropeCase&);
+void constrain(const Domain&, MropeCase&, Rng&);
+bool inside(const Domain&, const MropeCase&);
 
 namespace qkcheck {
 
@@ -208,6 +212,165 @@ std::optional<Failure> eval_determinism(Ctx& ctx, Fn fn, const Case& c) {
     }
   }
   return std::nullopt;
+}
+
+template <class Case>
+constexpr Family family_of() {
+  return std::is_same_v<Case, RopeQkCase>   ? Family::RopeQk
+         : std::is_same_v<Case, MropeCase> ? Family::Mrope
+                                           : Family::RopeCached;
+}
+
+// The clause of a family's values (oracle, pass-through).
+template <class Case>
+const char* values_clause() {
+  constexpr Family f = family_of<Case>();
+  return f == Family::RopeCached ? "ABI-CACHE-2" : f == Family::Mrope ? "ABI-MROPE-2" : "ABI-QK-2";
+}
+
+// ---- pass-through, in place
+// ------------------------------------------------------------------------
+
+template <class Case>
+std::optional<Failure> eval_passthrough(Ctx& ctx, Fn fn, const Case& c) {
+  const ViewRunResult r = run_view_case(ctx.ex, fn, c);
+  if (auto f = failed_call(fn, r)) return f;
+  for (int which = 0; which < 2; ++which) {
+    const std::vector<float>& x = which == 0 ? c.q : c.k;
+    const std::int64_t H = which == 0 ? c.n_q_heads : c.n_kv_heads;
+    const OutRead& out = r.outs[static_cast<std::size_t>(which)];
+    for (std::int64_t t = 0; t < c.n_tokens; ++t)
+      for (std::int64_t h = 0; h < H; ++h)
+        for (std::int64_t l = c.rotary_dim; l < c.head_dim; ++l) {
+          const std::size_t k = static_cast<std::size_t>((t * H + h) * c.head_dim + l);
+          if (out.bits[k] != to_storage(x[k], c.storage)) {
+            Failure f;
+            f.clause = values_clause<Case>();
+            f.kind = "mismatch";
+            f.message = out.name + " lane " + std::to_string(l) + " >= rotary_dim of head " +
+                        std::to_string(h) + " of token " + std::to_string(t) +
+                        " was not copied bit-exactly";
+            f.worst =
+                element(out.name, t, h, l, H, c.head_dim, c.positions[static_cast<std::size_t>(t)]);
+            f.worst->expected = x[k];
+            f.worst->actual = out.values[k];
+            f.worst->abs_error = std::fabs(f.worst->actual - f.worst->expected);
+            return f;
+          }
+          ctx.observe(c.positions[static_cast<std::size_t>(t)], 0, 0);
+        }
+  }
+  return std::nullopt;
+}
+
+// Separate buffers against q in place, k in place and both (ABI-QK-4: either may be alone).
+template <class Case>
+std::optional<Failure> eval_inplace(Ctx& ctx, Fn fn, const Case& c) {
+  ViewRunMode sep;
+  sep.in_place = 0;
+  const ViewRunResult a = run_view_case(ctx.ex, fn, c, sep);
+  if (auto f = failed_call(fn, a)) return f;
+  for (int mode : {3, 1, 2}) {
+    ViewRunMode m;
+    m.in_place = mode;
+    const ViewRunResult b = run_view_case(ctx.ex, fn, c, m);
+    if (auto f = failed_call(fn, b)) return f;
+    for (int which = 0; which < 2; ++which) {
+      const OutRead& x = a.outs[static_cast<std::size_t>(which)];
+      const OutRead& y = b.outs[static_cast<std::size_t>(which)];
+      for (std::size_t i = 0; i < x.bits.size(); ++i) {
+        if (x.bits[i] == y.bits[i]) continue;
+        const std::int64_t H = which == 0 ? c.n_q_heads : c.n_kv_heads, D = c.head_dim;
+        const std::int64_t t = static_cast<std::int64_t>(i) / (H * D),
+                           h = (static_cast<std::int64_t>(i) / D) % H,
+                           l = static_cast<std::int64_t>(i) % D;
+        Failure f;
+        f.clause = "ABI-QK-4";
+        f.kind = "inplace-differs";
+        f.message = std::string("with ") +
+                    (mode == 3   ? "q_out == q and k_out == k"
+                     : mode == 1 ? "q_out == q"
+                                 : "k_out == k") +
+                    " " + x.name + " differs from the call with separate buffers";
+        f.worst = element(x.name, t, h, l, H, D, c.positions[static_cast<std::size_t>(t)]);
+        f.worst->expected = x.values[i];
+        f.worst->actual = y.values[i];
+        f.worst->abs_error = std::fabs(f.worst->actual - f.worst->expected);
+        return f;
+      }
+    }
+  }
+  if (ctx.record)
+    ctx.elements += static_cast<std::int64_t>(a.outs[0].bits.size() + a.outs[1].bits.size());
+  return std::nullopt;
+}
+
+// ---- batch invariance (ABI-BATCH-1), through the shared template of check_batch.hpp ----------
+
+// The case holding tokens pick[0], pick[1], ... of c (a pick may repeat a token).
+template <class Case>
+Case select_tokens(const Case& c, const std::vector<std::int64_t>& pick) {
+  Case s = c;
+  const std::int64_t D = c.head_dim;
+  s.n_tokens = static_cast<std::int64_t>(pick.size());
+  s.positions.clear();
+  s.q.clear();
+  s.k.clear();
+  for (auto t : pick) {
+    s.positions.push_back(c.positions[static_cast<std::size_t>(t)]);
+    s.q.insert(s.q.end(), c.q.begin() + t * c.n_q_heads * D,
+               c.q.begin() + (t + 1) * c.n_q_heads * D);
+    s.k.insert(s.k.end(), c.k.begin() + t * c.n_kv_heads * D,
+               c.k.begin() + (t + 1) * c.n_kv_heads * D);
+  }
+  if constexpr (std::is_same_v<Case, MropeCase>) {
+    s.pos_h.clear();
+    s.pos_w.clear();
+    for (auto t : pick) {
+      s.pos_h.push_back(c.pos_h[static_cast<std::size_t>(t)]);
+      s.pos_w.push_back(c.pos_w[static_cast<std::size_t>(t)]);
+    }
+  }
+  if constexpr (std::is_same_v<Case, RopeCachedCase>) fill_cache_rows(s);
+  return s;
+}
+
+// A token's output bits: its q_out heads, then its k_out heads (RunResult::out_bits holds the
+// whole q_out, then the whole k_out).
+template <class Case>
+BatchHooks<Case> token_hooks(Fn fn) {
+  BatchHooks<Case> h;
+  h.unit = "token";
+  h.units = [](const Case& c) { return c.n_tokens; };
+  h.select = select_tokens<Case>;
+  h.unit_bits = [](const Case& c, const RunResult& r, std::int64_t u) {
+    const std::size_t nq = static_cast<std::size_t>(c.n_q_heads * c.head_dim);
+    const std::size_t nk = static_cast<std::size_t>(c.n_kv_heads * c.head_dim);
+    const std::size_t kbase = static_cast<std::size_t>(c.n_tokens) * nq,
+                      uu = static_cast<std::size_t>(u);
+    std::vector<std::uint32_t> bits(r.out_bits.begin() + uu * nq,
+                                    r.out_bits.begin() + (uu + 1) * nq);
+    bits.insert(bits.end(), r.out_bits.begin() + kbase + uu * nk,
+                r.out_bits.begin() + kbase + (uu + 1) * nk);
+    return bits;
+  };
+  h.locate = [](const Case& c, std::int64_t u, std::size_t k) {
+    const std::int64_t D = c.head_dim, nq = c.n_q_heads * D, kk = static_cast<std::int64_t>(k);
+    const std::int64_t pos = c.positions[static_cast<std::size_t>(u)];
+    if (kk < nq) return element("q_out", u, kk / D, kk % D, c.n_q_heads, D, pos);
+    return element("k_out", u, (kk - nq) / D, (kk - nq) % D, c.n_kv_heads, D, pos);
+  };
+  h.run = [fn](Ctx& ctx, const Case& c) {
+    const ViewRunResult v = run_view_case(ctx.ex, fn, c);
+    RunResult r;
+    r.outcome = v.outcome;
+    r.storage = c.storage;
+    r.poison = patterns(c.storage).poison;
+    for (const OutRead& o : v.outs)
+      r.out_bits.insert(r.out_bits.end(), o.bits.begin(), o.bits.end());
+    return r;
+  };
+  return h;
 }
 
 // Rejections (ABI-GEN-8): one check per requirement of the scheme.

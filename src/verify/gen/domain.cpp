@@ -109,6 +109,12 @@ Domain parse_domain(const std::string& text_in, const std::string& origin) {
         else if (v == "gptj") d.rope_layouts.push_back(1);
         else throw UsageError(origin + ": rule '" + rule + "': layout must be neox or gptj");
       }
+    } else if (key == "mrope.layout") {
+      for (const auto& v : vs) {
+        if (v == "sectioned") d.mrope_layouts.push_back(0);
+        else if (v == "interleaved") d.mrope_layouts.push_back(1);
+        else throw UsageError(origin + ": rule '" + rule + "': M-RoPE layout must be sectioned or interleaved");
+      }
     } else if (key == "rope.head_dim") {
       d.rope_head_dims = ints(2, 1 << 16);
     } else if (key == "rope.rotary_dim") {
@@ -146,7 +152,7 @@ Domain parse_domain(const std::string& text_in, const std::string& origin) {
         if (x % 2) throw UsageError(origin + ": rule '" + rule + "': d_model must be even");
       }
     } else {
-      throw UsageError(origin + ": unknown rule '" + key + "' (rope.layout, rope.head_dim, rope.rotary_dim, rope.inv_freq, "
+      throw UsageError(origin + ": unknown rule '" + key + "' (rope.layout, rope.head_dim, rope.rotary_dim, rope.inv_freq, mrope.layout, "
                        "*.max_position, alibi.mode, t5.bidirectional, t5.num_buckets, t5.max_distance, sinusoidal.d_model)");
     }
     d.text += (d.text.empty() ? "" : ";") + rule;
@@ -167,6 +173,7 @@ Domain merge_domains(const Domain& lib, const Domain& cli) {
     if (!from.empty()) into = from;
   };
   take(d.rope_layouts, cli.rope_layouts);
+  take(d.mrope_layouts, cli.mrope_layouts);
   take(d.rope_head_dims, cli.rope_head_dims);
   take(d.rope_rotary_dims, cli.rope_rotary_dims);
   d.rope_full_rotary = d.rope_full_rotary || cli.rope_full_rotary;
@@ -301,6 +308,7 @@ std::vector<std::string> untested(const Domain& d) {
   if (!d.rope_rotary_dims.empty()) out.push_back("rope: rotary_dim outside the declared list untested");
   if (d.rope_inv_freq && !*d.rope_inv_freq) out.push_back("rope: inv_freq tables (scaled frequencies) untested");
   if (d.rope_max_position) out.push_back("rope: positions above " + std::to_string(*d.rope_max_position) + " untested");
+  if (d.mrope_layouts.size() == 1) out.push_back(std::string("mrope: layout ") + (d.mrope_layouts[0] == 0 ? "interleaved" : "sectioned") + " untested");
   if (d.alibi_modes.size() == 1) out.push_back(std::string("alibi: mode ") + (d.alibi_modes[0] == 0 ? "causal" : "symmetric") + " untested");
   if (d.alibi_max_position) out.push_back("alibi: positions above " + std::to_string(*d.alibi_max_position) + " untested");
   if (d.t5_bidirectional.size() == 1) out.push_back(std::string("t5: ") + (d.t5_bidirectional[0] ? "causal" : "bidirectional") + " mode untested");

@@ -32,6 +32,7 @@ struct Domain {
   std::vector<std::int64_t> rope_rotary_dims;    // empty = any (unless full)
   std::optional<bool> rope_inv_freq;             // false: never an inv_freq table
   std::optional<std::int64_t> rope_max_position;
+  std::vector<std::int32_t> mrope_layouts;       // M-RoPE: PEC_MROPE_* (empty = any)
   // ALiBi
   std::vector<std::int32_t> alibi_modes;
   std::optional<std::int64_t> alibi_max_position;

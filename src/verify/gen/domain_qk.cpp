@@ -105,6 +105,35 @@ void constrain(const Domain& d, RopeCacheCase& c, Rng& r) {
     c.cache_positions = std::min(c.cache_positions, *d.rope_max_position + 1);
 }
 
+void constrain(const Domain& d, MropeCase& c, Rng& r) {
+  if (!d.declared) return;
+  const std::int64_t old_half = c.rotary_dim / 2;
+  constrain_shape(d, c, r);
+  fix_inv_freq(d, c, c.rotary_dim);
+  if (!allowed(d.mrope_layouts, c.mrope_layout)) c.mrope_layout = pick(d.mrope_layouts, r);
+  const std::int64_t half = c.rotary_dim / 2;
+  if (half != old_half || c.mrope_layout == PEC_MROPE_INTERLEAVED) {  // refit the sections
+    std::int64_t sh = old_half > 0 ? c.section[1] * half / old_half : 0;
+    std::int64_t sw = old_half > 0 ? c.section[2] * half / old_half : 0;
+    if (c.mrope_layout == PEC_MROPE_INTERLEAVED) sh = std::min(sh, (half + 1) / 3), sw = std::min(sw, half / 3);
+    sw = std::min(sw, half - sh);
+    c.section[0] = half - sh - sw, c.section[1] = sh, c.section[2] = sw;
+  }
+  if (d.rope_max_position)
+    for (auto* row : {&c.pos_h, &c.pos_w})
+      for (auto& p : *row) p = std::min(p, *d.rope_max_position);
+}
+
+bool inside(const Domain& d, const MropeCase& c) {
+  if (!shape_inside(d, c) || !allowed(d.mrope_layouts, c.mrope_layout)) return false;
+  if (d.rope_inv_freq && !*d.rope_inv_freq && c.has_inv_freq) return false;
+  if (d.rope_max_position)
+    for (const auto* row : {&c.pos_h, &c.pos_w})
+      for (auto p : *row)
+        if (p > *d.rope_max_position) return false;
+  return true;
+}
+
 bool inside(const Domain& d, const RopeQkCase& c) {
   return shape_inside(d, c) && !(d.rope_inv_freq && !*d.rope_inv_freq && c.has_inv_freq);
 }

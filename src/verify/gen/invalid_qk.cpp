@@ -316,7 +316,25 @@ const std::vector<RejectRequirement>& reject_requirements_qk(std::string_view sc
        "theta_base finite and > 1, position_scale and attn_factor finite and > 0"},
       {"null", {3}, false, "cache is not NULL (ABI-GEN-3)"},
   };
+  static const std::vector<RejectRequirement> mrope = [] {
+    std::vector<RejectRequirement> m = qk;  // ABI-MROPE-1: ABI-QK-1's rules, and three of its own
+    for (auto& e : m)
+      if (e.id == "positions") e.rule = "positions of every row (t, h, w) in [0, 2^31)";
+    m.insert(m.begin() + 3,
+             {"sections",
+              {10},
+              true,
+              "mrope_section entries >= 0 summing to rotary_dim/2: a kernel that trusts them "
+              "rotates pairs past the rotary part (or its frequency table's end)"});
+    m.push_back({"mrope-layout", {11}, false, "mrope_layout is PEC_MROPE_SECTIONED or PEC_MROPE_INTERLEAVED"});
+    m.push_back({"interleave",
+                 {12},
+                 false,
+                 "interleaved: 3 s_h - 2 and 3 s_w - 1 below rotary_dim/2 (ROPE-MROPE-ARG-1)"});
+    return m;
+  }();
   static const std::vector<RejectRequirement> none;
+  if (scheme == "mrope") return mrope;
   if (scheme == "rope_qk") return qk;
   if (scheme == "rope_cached") return cached;
   if (scheme == "rope_cache") return cache;

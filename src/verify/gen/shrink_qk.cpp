@@ -15,7 +15,24 @@ using namespace shrinking;
 
 bool same_float(float a, float b) { return a == b && std::signbit(a) == std::signbit(b); }
 
-// Shape shrinking common to both query+key cases: tokens, GQA groups and ratio, dimensions,
+// The other position rows of a case that has them (M-RoPE), for the tokens kept.
+template <class C>
+void select_rows(C&, const C&, const Idx&) {}
+void select_rows(MropeCase& d, const MropeCase& c, const Idx& toks) {
+  d.pos_h.clear();
+  d.pos_w.clear();
+  for (auto t : toks) {
+    d.pos_h.push_back(c.pos_h[static_cast<std::size_t>(t)]);
+    d.pos_w.push_back(c.pos_w[static_cast<std::size_t>(t)]);
+  }
+}
+template <class C>
+bool rows_fit(const C&) { return true; }
+bool rows_fit(const MropeCase& c) {
+  return c.pos_h.size() == c.positions.size() && c.pos_w.size() == c.positions.size();
+}
+
+// Shape shrinking common to the query+key cases: tokens, GQA groups and ratio, dimensions,
 // views (toward dense, out of place), positions, values. `fix` re-derives dependent fields.
 template <class C, class Fix>
 void shrink_shape(const C& c, std::vector<C>& out, Fix fix) {
@@ -34,6 +51,7 @@ void shrink_shape(const C& c, std::vector<C>& out, Fix fix) {
     d.k = select3(c.k, c.n_kv_heads, c.head_dim, toks, kv, lanes);
     d.positions.clear();
     for (auto t : toks) d.positions.push_back(c.positions[static_cast<std::size_t>(t)]);
+    select_rows(d, c, toks);
     d.n_tokens = static_cast<std::int64_t>(toks.size());
     d.n_kv_heads = static_cast<std::int64_t>(kv.size());
     d.n_q_heads = static_cast<std::int64_t>(qh.size());
@@ -43,7 +61,7 @@ void shrink_shape(const C& c, std::vector<C>& out, Fix fix) {
     fix(d);
     out.push_back(std::move(d));
   };
-  if (shaped && static_cast<std::int64_t>(c.positions.size()) == c.n_tokens) {
+  if (shaped && static_cast<std::int64_t>(c.positions.size()) == c.n_tokens && rows_fit(c)) {
     const Idx all_t = iota(c.n_tokens), all_kv = iota(c.n_kv_heads);
     for (const auto& t : subsets(c.n_tokens, true))
       keep(t, all_kv, ratio, c.head_dim, c.rotary_dim);
@@ -297,6 +315,72 @@ std::vector<RopeCacheCase> shrink_candidates(const RopeCacheCase& c) {
   return out;
 }
 
+std::vector<MropeCase> shrink_candidates(const MropeCase& c) {
+  std::vector<MropeCase> out;
+  const std::int64_t half = c.rotary_dim / 2;
+  const bool valid_sections =
+      c.section[0] >= 0 && c.section[1] >= 0 && c.section[2] >= 0 &&
+      c.section[0] + c.section[1] + c.section[2] == half;
+  // A smaller rotary part keeps the sections' proportions (the t section takes the remainder),
+  // within the interleaved limits.
+  shrink_shape(c, out, [&c, valid_sections](MropeCase& d) {
+    if (!valid_sections || d.rotary_dim == c.rotary_dim || c.rotary_dim < 2) return;
+    const std::int64_t h2 = d.rotary_dim / 2, h1 = c.rotary_dim / 2;
+    std::int64_t sh = c.section[1] * h2 / h1, sw = c.section[2] * h2 / h1;
+    if (d.mrope_layout == PEC_MROPE_INTERLEAVED) sh = std::min(sh, (h2 + 1) / 3), sw = std::min(sw, h2 / 3);
+    sw = std::min(sw, h2 - sh);
+    d.section[0] = h2 - sh - sw, d.section[1] = sh, d.section[2] = sw;
+  });
+  // The h and w rows: equal to t (a text token), halved, each entry smaller.
+  for (std::vector<std::int64_t> MropeCase::*row : {&MropeCase::pos_h, &MropeCase::pos_w}) {
+    const auto& v = c.*row;
+    if (v.size() != c.positions.size()) continue;
+    if (v != c.positions) {
+      MropeCase d = c;
+      d.*row = c.positions;
+      out.push_back(std::move(d));
+    }
+    if (std::any_of(v.begin(), v.end(), [](std::int64_t x) { return x > 1; })) {
+      MropeCase d = c;
+      for (auto& e : d.*row) e = e > 0 ? e / 2 : e;
+      out.push_back(std::move(d));
+    }
+    if (v.size() <= 16) {
+      for (std::size_t t = 0; t < v.size(); ++t)
+        for (auto x : smaller(v[t])) {
+          MropeCase d = c;
+          (d.*row)[t] = x;
+          out.push_back(std::move(d));
+        }
+    }
+  }
+  if (c.attn_factor != 1.0 && std::isfinite(c.attn_factor) && c.attn_factor > 0) {
+    MropeCase d = c;
+    d.attn_factor = 1.0;
+    out.push_back(std::move(d));
+  }
+  if (c.has_inv_freq) {
+    MropeCase d = c;
+    d.has_inv_freq = false;
+    d.inv_freq.clear();
+    out.push_back(std::move(d));
+  }
+  if (c.position_scale != 1.0 && std::isfinite(c.position_scale) && c.position_scale > 0) {
+    MropeCase d = c;
+    d.position_scale = 1.0;
+    out.push_back(std::move(d));
+  }
+  for (int a = 0; a < 3; ++a) {  // the .shift check's per-axis amounts, toward 0
+    const std::int64_t s = c.axis_shift[a] < 0 ? -c.axis_shift[a] : c.axis_shift[a];
+    for (auto v : smaller(s)) {
+      MropeCase d = c;
+      d.axis_shift[a] = c.axis_shift[a] < 0 ? -v : v;
+      out.push_back(std::move(d));
+    }
+  }
+  return out;
+}
+
 // ---- descriptions
 // ------------------------------------------------------------------------------------
 
@@ -310,6 +394,31 @@ void describe(const RopeQkCase& c, std::vector<report::Arg>& args,
   describe_views(c, args);
   args.insert(args.begin() + 11, {"inv_freq", c.has_inv_freq ? report::ArgValue{widen(c.inv_freq)}
                                                              : report::ArgValue{std::monostate{}}});
+  describe_inputs(c, in);
+}
+
+void describe(const MropeCase& c, std::vector<report::Arg>& args, std::vector<report::Tensor>& in) {
+  args.clear();
+  describe_shape(c, args);
+  args.push_back({"mrope_layout",
+                  std::string(c.mrope_layout == PEC_MROPE_SECTIONED     ? "sectioned"
+                              : c.mrope_layout == PEC_MROPE_INTERLEAVED ? "interleaved"
+                                                                        : "invalid (" + std::to_string(c.mrope_layout) + ")")});
+  args.push_back({"mrope_section [t, h, w]", std::vector<std::int64_t>{c.section[0], c.section[1], c.section[2]}});
+  args.push_back({"theta_base", c.theta_base});
+  args.push_back({"position_scale", c.position_scale});
+  args.push_back({"attn_factor", c.attn_factor});
+  args.push_back({"inv_freq", c.has_inv_freq ? report::ArgValue{widen(c.inv_freq)}
+                                             : report::ArgValue{std::monostate{}}});
+  describe_views(c, args);
+  for (auto& a : args)  // the t row under its ABI name
+    if (a.name == "positions" && c.null_field != "positions") a.name = "positions[t]";
+  if (c.null_field != "positions") {
+    args.push_back({"positions[h]", c.pos_h});
+    args.push_back({"positions[w]", c.pos_w});
+  }
+  if (c.axis_shift[0] != 0 || c.axis_shift[1] != 0 || c.axis_shift[2] != 0)
+    args.push_back({"shift [t, h, w]", std::vector<std::int64_t>{c.axis_shift[0], c.axis_shift[1], c.axis_shift[2]}});
   describe_inputs(c, in);
 }
 

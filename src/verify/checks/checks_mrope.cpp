@@ -1,0 +1,368 @@
+// Checks of the M-RoPE functions pec_mrope_{f32,bf16,f16} (spec/abi.md ABI-MROPE-*), one code path
+// for the three storage types: values against the exact rotation with each pair's own axis
+// (ABI-MROPE-2), scores under an independent shift of the three position rows (ABI-MROPE-3), and
+// the query+key form's generic checks (pass-through, in place, views, bounds, completeness,
+// determinism, rejections, batch invariance: checks_qk_impl.hpp).
+//
+// Exact values: the MPFR oracle's rotation (oracle::rope_block) of a contiguous copy of each
+// tensor at each axis's row, rounded to double, pair i taken from the rotation at axis(i)'s row,
+// then times attn_factor in double (<= 2^-52 relative, far inside every budget). Graded in the
+// RoPE classes of the storage type with PREC-QK-1's factor term (scheme "mrope", rows of rope).
+#include <algorithm>
+#include <cmath>
+
+#include "core/error.hpp"
+#include "oracle/oracle.hpp"
+#include "verify/checks/checks_qk_impl.hpp"
+
+namespace pecheck::verifier {
+
+void case_from_entry(const CorpusEntry& e, MropeCase&) {
+  throw UsageError("stored cases for " + e.check + " are not supported");
+}
+
+namespace {
+
+using namespace qkcheck;
+
+const char* kAxisName[3] = {"t", "h", "w"};
+
+std::vector<std::int64_t> row_of(const MropeCase& c, int a, std::int64_t shift) {
+  std::vector<std::int64_t> p = a == 0 ? c.positions : a == 1 ? c.pos_h : c.pos_w;
+  for (auto& e : p) e += shift;
+  return p;
+}
+
+// attn_factor x the exact M-RoPE rotation of a dense [T][H][D] tensor, rounded to double.
+std::vector<double> exact_mrope(const MropeCase& c, const std::vector<float>& x, std::int64_t H) {
+  const std::int64_t D = c.head_dim, R = c.rotary_dim, half = R / 2;
+  const std::size_t n = static_cast<std::size_t>(c.n_tokens * H * D);
+  std::vector<double> ex(n);
+  if (n == 0) return ex;
+  std::vector<double> per_axis[3];
+  for (int a = 0; a < 3; ++a) {
+    const std::vector<std::int64_t> pos = row_of(c, a, 0);
+    per_axis[a].resize(n);
+    const pec_rope_args args{c.n_tokens,     H,   D, R, c.layout, c.theta_base, c.position_scale,
+                             pos.data(), c.has_inv_freq ? c.inv_freq.data() : nullptr};
+    oracle::rope_block(args, x.data(), Format::F64, nullptr, per_axis[a].data());
+  }
+  ex = per_axis[0];  // pass-through lanes and the t pairs
+  for (std::int64_t i = 0; i < half; ++i) {
+    const int a = mrope_axis(c, i);
+    if (a <= 0) continue;
+    for (std::int64_t th = 0; th < c.n_tokens * H; ++th) {
+      for (std::int64_t lane : {lane_a(c.layout, R, i), lane_b(c.layout, R, i)}) {
+        const std::size_t k = static_cast<std::size_t>(th * D + lane);
+        ex[k] = per_axis[a][k];
+      }
+    }
+  }
+  for (auto& e : ex) e *= c.attn_factor;
+  return ex;
+}
+
+std::optional<Failure> eval_oracle(Ctx& ctx, Fn fn, const MropeCase& c) {
+  const ViewRunResult r = run_view_case(ctx.ex, fn, c);
+  if (auto f = failed_call(fn, r)) return f;
+  ensure_track(ctx, Family::Mrope, c.storage);
+  const AccuracyTrack& acc = ctx.acc;
+  std::vector<Budget> rows;
+  for (std::size_t k = 0; k < acc.size(); ++k) rows.push_back(qk_row(acc.row(k), c.attn_factor));
+  const Budget& chosen = rows[acc.chosen_index()];
+  const std::int64_t R = c.rotary_dim, D = c.head_dim, half = R / 2;
+  const std::vector<double> f = freqs(c, R), lf = log_freqs(f);
+  const Format sf = fmt(c.storage);
+  double worst_units = 0, worst_ulps = 0;
+  std::optional<report::WorstElement> worst;
+  int worst_axis = 0;
+  std::int64_t worst_pair = 0;
+  std::vector<double> units(rows.size());
+  for (int which = 0; which < 2; ++which) {
+    const std::vector<float>& x = which == 0 ? c.q : c.k;
+    const std::int64_t H = which == 0 ? c.n_q_heads : c.n_kv_heads;
+    const OutRead& out = r.outs[static_cast<std::size_t>(which)];
+    const std::vector<double> ex = exact_mrope(c, x, H);
+    for (std::int64_t t = 0; t < c.n_tokens; ++t) {
+      for (std::int64_t h = 0; h < H; ++h) {
+        const std::int64_t base = (t * H + h) * D;
+        for (std::int64_t i = 0; i < half; ++i) {
+          const int ax = std::max(0, mrope_axis(c, i));
+          const std::int64_t pos = mrope_position(c, ax, t);
+          const std::int64_t ia = base + lane_a(c.layout, R, i), ib = base + lane_b(c.layout, R, i);
+          oracle::BudgetInputs in;
+          const double theta =
+              static_cast<double>(pos) * c.position_scale * f[static_cast<std::size_t>(i)];
+          in.magnitude = c.attn_factor * (std::fabs(x[static_cast<std::size_t>(ia)]) +
+                                          std::fabs(x[static_cast<std::size_t>(ib)]));
+          in.angle = std::fabs(theta);
+          in.index = static_cast<double>(i);
+          in.log_freq = lf[static_cast<std::size_t>(i)];
+          for (std::int64_t idx : {ia, ib}) {
+            const double actual = out.values[static_cast<std::size_t>(idx)];
+            const double e = ex[static_cast<std::size_t>(idx)];
+            const double rounded = oracle::round_to(e, sf);
+            in.result = std::fabs(e);
+            double err = std::fabs(actual - e);
+            if (std::isinf(actual) && actual == rounded) err = 0;  // the same overflow (PREC-BAD-3)
+            for (std::size_t k = 0; k < rows.size(); ++k) units[k] = rows[k].units(err, in);
+            const double ulps = oracle::ulp_error(actual, e, 0.0, sf);
+            const double sulps = scale_ulps(actual, e, in.magnitude);
+            ctx.observe(pos, sulps, units[acc.chosen_index()]);
+            if (ctx.record) ctx.acc.observe(pos, sulps, units);
+            const double u = units[acc.chosen_index()];
+            if (u > worst_units || (std::isnan(u) && !worst)) {
+              worst_units = std::isnan(u) ? INFINITY : u;
+              worst_ulps = ulps;
+              report::WorstElement w = element(out.name, t, h, idx - base, H, D, pos);
+              w.expected = rounded;
+              w.actual = actual;
+              w.abs_error = err;
+              w.ulps = ulps;
+              w.contract_units = worst_units;
+              worst = w;
+              worst_axis = ax;
+              worst_pair = i;
+            }
+          }
+        }
+      }
+    }
+  }
+  if (!worst) return std::nullopt;
+  if (ctx.record && ctx.acc.is_new_worst(worst_units)) {
+    report::WorstCase wc;
+    wc.element = *worst;
+    wc.case_index = ctx.case_index;
+    describe(c, wc.args, wc.inputs);
+    ctx.acc.set_worst(worst_units, std::move(wc));
+  }
+  if (!(worst_units > 1)) return std::nullopt;
+  Failure fl;
+  fl.clause = "ABI-MROPE-2";
+  fl.kind = std::isnan(worst->actual) ? "nan" : "mismatch";
+  fl.worst = worst;
+  const std::int64_t t = worst->index[0];
+  fl.message = worst->output + " differs from attn_factor x the exact M-RoPE rotation by " +
+               report::format_real(worst_ulps) + " ulp, " + report::format_real(worst_units) +
+               " times the " + std::string(storage_name(c.storage)) + " RoPE budget of class '" +
+               chosen.variant + "' (" + chosen.clause + "), at frequency pair " +
+               std::to_string(worst_pair) + ", which axis " + kAxisName[worst_axis] +
+               " rotates (position " + std::to_string(mrope_position(c, worst_axis, t)) + ")";
+  fl.notes.push_back("token " + std::to_string(t) + " has (t, h, w) = (" +
+                     std::to_string(c.positions[static_cast<std::size_t>(t)]) + ", " +
+                     std::to_string(c.pos_h[static_cast<std::size_t>(t)]) + ", " +
+                     std::to_string(c.pos_w[static_cast<std::size_t>(t)]) + "); " +
+                     (c.mrope_layout == PEC_MROPE_INTERLEAVED ? "interleaved" : "sectioned") +
+                     " mrope_section {" + std::to_string(c.section[0]) + ", " +
+                     std::to_string(c.section[1]) + ", " + std::to_string(c.section[2]) + "}");
+  for (int a = 0; a < 3; ++a) {  // the value the kernel gave, against the rotation at other axes
+    if (a == worst_axis || t < 0 || t >= c.n_tokens) continue;
+    if (mrope_position(c, a, t) == mrope_position(c, worst_axis, t)) continue;
+    MropeCase one = c;  // every pair of this case on axis a: where would this lane be?
+    one.section[0] = a == 0 ? half : 0;
+    one.section[1] = a == 1 ? half : 0;
+    one.section[2] = a == 2 ? half : 0;
+    one.mrope_layout = PEC_MROPE_SECTIONED;
+    const bool q = worst->output == "q_out";
+    const std::vector<double> alt = exact_mrope(one, q ? c.q : c.k, q ? c.n_q_heads : c.n_kv_heads);
+    const double v = alt[static_cast<std::size_t>(worst->flat_index)];
+    if (std::fabs(v - worst->actual) <= 1e-3 * (std::fabs(v) + 1e-30) + 1e-30) {
+      fl.notes.push_back(std::string("the kernel's value is the rotation at the ") + kAxisName[a] +
+                         " position " + std::to_string(mrope_position(c, a, t)) +
+                         ": this pair was rotated by the wrong axis (" + kAxisName[a] +
+                         " instead of " + kAxisName[worst_axis] + ")");
+      break;
+    }
+  }
+  return fl;
+}
+
+// Scores of every GQA group, before and after shifting the three rows by (c_t, c_h, c_w).
+std::optional<Failure> eval_shift(Ctx& ctx, Fn fn, const MropeCase& c) {
+  const ViewRunResult r0 = run_view_case(ctx.ex, fn, c);
+  if (auto f = failed_call(fn, r0)) return f;
+  ViewRunMode ms;
+  for (int a = 0; a < 3; ++a) ms.axis_shift[a] = c.axis_shift[a];
+  const ViewRunResult r1 = run_view_case(ctx.ex, fn, c, ms);
+  if (auto f = failed_call(fn, r1)) return f;
+  const std::string cs = class_scheme(Family::Mrope);
+  const Budget& base = class_row(cs, chosen_class(ctx.opt.accuracy, cs, c.storage), c.storage);
+  const double us = oracle::format_info(fmt(c.storage)).unit_roundoff;
+  const Budget b = score_row(qk_row(base, c.attn_factor), base.c_out * us);
+  const double attn = c.attn_factor;
+  const std::vector<double> f = freqs(c, c.rotary_dim), lf = log_freqs(f);
+  const std::int64_t half = c.rotary_dim / 2, D = c.head_dim, ratio = c.n_q_heads / c.n_kv_heads;
+  std::vector<double> qv(static_cast<std::size_t>(c.rotary_dim)), kv(qv.size());
+  std::vector<double> tm(static_cast<std::size_t>(half)), tn(tm.size()), tms(tm.size()),
+      tns(tm.size());
+  const auto& q0 = r0.outs[0].values;
+  const auto& k0 = r0.outs[1].values;
+  const auto& q1 = r1.outs[0].values;
+  const auto& k1 = r1.outs[1].values;
+  double worst_units = 0;
+  Failure fl;
+  for (std::int64_t h = 0; h < c.n_q_heads; ++h) {
+    const std::int64_t g = h / ratio;
+    for (std::int64_t t = 0; t < c.n_tokens; ++t) {
+      for (std::int64_t u = 0; u < c.n_tokens; ++u) {
+        const std::int64_t bq = (t * c.n_q_heads + h) * D, bk = (u * c.n_kv_heads + g) * D;
+        double s0 = 0, s1 = 0;
+        for (std::int64_t l = 0; l < D; ++l) {
+          s0 += static_cast<double>(q0[bq + l]) * k0[bk + l];
+          s1 += static_cast<double>(q1[bq + l]) * k1[bk + l];
+        }
+        for (std::int64_t i = 0; i < half; ++i) {
+          qv[i] = attn * c.q[bq + lane_a(c.layout, c.rotary_dim, i)];
+          qv[i + half] = attn * c.q[bq + lane_b(c.layout, c.rotary_dim, i)];
+          kv[i] = attn * c.k[bk + lane_a(c.layout, c.rotary_dim, i)];
+          kv[i + half] = attn * c.k[bk + lane_b(c.layout, c.rotary_dim, i)];
+          const int a = std::max(0, mrope_axis(c, i));
+          const double w = c.position_scale * f[i];
+          const double pm = static_cast<double>(mrope_position(c, a, t)),
+                       pn = static_cast<double>(mrope_position(c, a, u));
+          const double sh = static_cast<double>(c.axis_shift[a]);
+          tm[i] = pm * w, tn[i] = pn * w, tms[i] = (pm + sh) * w, tns[i] = (pn + sh) * w;
+        }
+        const double bound = oracle::rope_score_bound(b, qv, kv, tm, tn, lf) +
+                             oracle::rope_score_bound(b, qv, kv, tms, tns, lf);
+        const double diff = std::fabs(s1 - s0);
+        const double units = diff == 0 ? 0 : bound > 0 ? diff / bound : INFINITY;
+        ctx.observe(c.positions[t], 0, units);
+        if (units > worst_units || (std::isnan(diff) && worst_units == 0)) {
+          worst_units = std::isnan(diff) ? INFINITY : units;
+          report::WorstElement w;
+          w.output = "score";
+          w.index = {h, t, u};
+          w.index_names = {"q_head", "q_token", "k_token"};
+          w.flat_index = (h * c.n_tokens + t) * c.n_tokens + u;
+          w.position = c.positions[t];
+          w.expected = s0;
+          w.actual = s1;
+          w.abs_error = diff;
+          w.ulps = diff / oracle::ulp_of(s0, Format::F32);
+          w.contract_units = worst_units;
+          fl.worst = w;
+          fl.message = "the score <q_out[" + std::to_string(t) + "][" + std::to_string(h) +
+                       "], k_out[" + std::to_string(u) + "][" + std::to_string(g) +
+                       "]> moved by " + report::format_real(diff) +
+                       " when the t, h, w rows were shifted by (" +
+                       std::to_string(c.axis_shift[0]) + ", " + std::to_string(c.axis_shift[1]) +
+                       ", " + std::to_string(c.axis_shift[2]) + "), " +
+                       report::format_real(worst_units) + " times the score contract of class '" +
+                       base.variant + "' (PREC-SCORE-1)";
+        }
+      }
+    }
+  }
+  if (!(worst_units > 1)) return std::nullopt;
+  fl.clause = "ABI-MROPE-3";
+  fl.kind = "property";
+  fl.notes.push_back(
+      "the score must depend only on the offset vector (dt, dh, dw) (spec/rope.md ROPE-MROPE-6); "
+      "expected = score at the original positions, actual = after the shift, one call each");
+  return fl;
+}
+
+// At most 10 tokens, values in [-1, 1), and per-axis shifts keeping every row in [0, limit]:
+// three different amounts where the rows allow it (a common shift would not tell the axes apart).
+MropeCase with_axis_shift(Rng& r, MropeCase c, std::int64_t limit) {
+  const std::vector<std::int64_t> keep = [&] {
+    std::vector<std::int64_t> k;
+    for (std::int64_t t = 0; t < std::min<std::int64_t>(c.n_tokens, 10); ++t) k.push_back(t);
+    return k;
+  }();
+  c = select_tokens(c, keep);
+  if (c.n_tokens == 0) {
+    c.n_tokens = 1;
+    c.positions = {r.range(0, limit)};
+    c.pos_h = {r.range(0, limit)};
+    c.pos_w = {r.range(0, limit)};
+    c.q.assign(static_cast<std::size_t>(c.n_q_heads * c.head_dim), 0.5f);
+    c.k.assign(static_cast<std::size_t>(c.n_kv_heads * c.head_dim), 0.25f);
+  }
+  for (auto* v : {&c.q, &c.k})
+    for (auto& e : *v) e = round_to_storage(r.signed_unit(), c.storage);
+  for (int a = 0; a < 3; ++a) {
+    const std::vector<std::int64_t>& row = a == 0 ? c.positions : a == 1 ? c.pos_h : c.pos_w;
+    const auto [lo, hi] = std::minmax_element(row.begin(), row.end());
+    const std::int64_t down = *lo, up = limit - *hi;
+    c.axis_shift[a] = 0;
+    if (down + up > 0) {
+      c.axis_shift[a] = r.range(-down, up);
+      if (c.axis_shift[a] == 0) c.axis_shift[a] = up > 0 ? up : -down;
+    }
+  }
+  return c;
+}
+
+MropeCase with_passthrough(Rng& r, MropeCase c) {
+  if (c.rotary_dim != c.head_dim) return c;
+  c.head_dim += 1 + 2 * r.range(0, 3);
+  c.q.assign(static_cast<std::size_t>(c.n_tokens * c.n_q_heads * c.head_dim), 0.0f);
+  c.k.assign(static_cast<std::size_t>(c.n_tokens * c.n_kv_heads * c.head_dim), 0.0f);
+  for (auto* v : {&c.q, &c.k})
+    for (auto& e : *v) e = round_to_storage(r.signed_unit(), c.storage);
+  return c;
+}
+
+void add_mrope_family(std::vector<AnyCheck>& out, Fn fn) {
+  using Case = MropeCase;
+  const std::string p = check_prefix(fn);
+  const std::function<Case(Rng&, const GenParams&)> gen = gen_mrope;
+  const auto bind = [fn](auto f) {
+    return [fn, f](Ctx& ctx, const Case& c) { return f(ctx, fn, c); };
+  };
+  out.push_back(make_check<Case>(
+      {p + ".oracle", "ABI-MROPE-2",
+       "q_out and k_out agree with attn_factor x the exact rotation, each frequency pair at its own "
+       "axis's position (MPFR oracle), within the RoPE class of the storage type, every GQA group",
+       fn, 120, gen,
+       [fn](Ctx& ctx, const Case& c) { return eval_oracle(ctx, fn, c); }, true}));
+  out.push_back(make_check<Case>(
+      {p + ".passthrough", "ABI-MROPE-2",
+       "lanes rotary_dim..head_dim-1 of q_out and k_out are copied bit-exactly", fn, 40,
+       [gen](Rng& r, const GenParams& gp) { return with_passthrough(r, gen(r, gp)); },
+       bind(eval_passthrough<Case>)}));
+  out.push_back(make_check<Case>(
+      {p + ".inplace", "ABI-QK-4",
+       "q_out == q and/or k_out == k (equal strides) give the same bits as separate buffers", fn,
+       30, gen, bind(eval_inplace<Case>)}));
+  out.push_back(make_check<Case>(
+      {p + ".shift", "ABI-MROPE-3",
+       "scores of every query head with the key head of its group, from one call, move by no more "
+       "than the score contract when the t, h and w rows are shifted by three amounts",
+       fn, 50,
+       [gen](Rng& r, const GenParams& gp) { return with_axis_shift(r, gen(r, gp), gp.max_position); },
+       [fn](Ctx& ctx, const Case& c) { return eval_shift(ctx, fn, c); }}));
+  out.push_back(make_check<Case>(
+      {p + ".gaps", "ABI-VIEW-2",
+       "no write into the gaps between the heads and rows of any view (inputs and outputs)", fn, 60,
+       gen, bind(eval_gaps<Case>)}));
+  out.push_back(make_check<Case>(
+      {p + ".bounds", "ABI-GEN-4",
+       "no write before or after any buffer (canary guard zones) and none into the inputs", fn, 60,
+       gen, bind(eval_bounds<Case>)}));
+  out.push_back(make_check<Case>(
+      {p + ".written", "ABI-GEN-5",
+       "every element of q_out and k_out is written (poisoned with a NaN payload first)", fn, 50,
+       [gen](Rng& r, const GenParams& gp) {
+         Case c = gen(r, gp);
+         c.q_in_place = c.k_in_place = false;
+         return c;
+       },
+       bind(eval_written<Case>)}));
+  out.push_back(make_check<Case>({p + ".determinism", "ABI-GEN-6",
+                                  "the same call twice gives the same bits", fn, 30, gen,
+                                  bind(eval_determinism<Case>)}));
+  add_reject_checks<Case>(out, fn, "ABI-MROPE-1", gen_mrope_invalid);
+  out.push_back(make_batch_check<Case>(fn, gen, token_hooks<Case>(fn)));
+}
+
+}  // namespace
+
+void add_mrope_checks(std::vector<AnyCheck>& out) {
+  for (Storage s : kAllStorages) add_mrope_family(out, fn_of(Family::Mrope, s));
+}
+
+}  // namespace pecheck::verifier
