@@ -237,6 +237,58 @@ int rope_cache(const pec_rope_cache_args* a, T* cache) {
   return 0;
 }
 
+// M-RoPE (ABI-MROPE-1, -2): pair i at the position of its axis, sectioned or interleaved.
+int mrope_axis(const pec_mrope_args* a, std::int64_t i) {
+  const std::int64_t st = a->mrope_section[0], sh = a->mrope_section[1], sw = a->mrope_section[2];
+  int ax = 0;
+  if (a->mrope_layout == PEC_MROPE_INTERLEAVED && g_qk_bug != QkBug::MropeInterleavedAsSectioned)
+    ax = (i % 3 == 1 && i < 3 * sh) ? 1 : (i % 3 == 2 && i < 3 * sw) ? 2 : 0;
+  else
+    ax = i < st ? 0 : i < st + sh ? 1 : 2;
+  if (g_qk_bug == QkBug::MropeWrongAxis && ax > 0) ax = 3 - ax;
+  if (g_qk_bug == QkBug::MropeTextPositions) ax = 0;
+  return ax;
+}
+
+template <class T, Storage S>
+int mrope(const pec_mrope_args* a, const T* q, const T* k, T* qo, T* ko) {
+  bool valid = a && shape_ok(a) && std::isfinite(a->theta_base) && a->theta_base > 1 &&
+               std::isfinite(a->position_scale) && a->position_scale > 0 &&
+               std::isfinite(a->attn_factor) && a->attn_factor > 0 &&
+               (a->n_tokens == 0 || (a->positions && q && k && qo && ko));
+  if (valid) {
+    const std::int64_t half = a->rotary_dim / 2, *s = a->mrope_section;
+    valid = (a->mrope_layout == 0 || a->mrope_layout == 1) && s[0] >= 0 && s[1] >= 0 &&
+            s[2] >= 0 && s[0] + s[1] + s[2] == half &&
+            !(a->mrope_layout == 1 &&
+              ((s[1] > 0 && 3 * s[1] - 2 >= half) || (s[2] > 0 && 3 * s[2] - 1 >= half)));
+  }
+  for (std::int64_t t = 0; valid && t < 3 * a->n_tokens; ++t)
+    valid = a->positions[t] >= 0 && a->positions[t] < kPosLimit;
+  if (!valid && g_qk_bug != QkBug::NoValidation) return 1;
+  const std::int64_t NT = a->n_tokens;
+  const auto cs = [&](std::int64_t t, std::int64_t i, double* c, double* s) {
+    const double pos = static_cast<double>(a->positions[mrope_axis(a, i) * NT + t]);
+    const double ang = pos * a->position_scale * inv_freq(a->inv_freq, a->theta_base, i, a->rotary_dim);
+    *c = a->attn_factor * std::cos(ang);
+    *s = a->attn_factor * std::sin(ang);
+  };
+  const Dims dq{NT, a->n_q_heads, a->head_dim, a->rotary_dim, a->layout};
+  const Dims dk{NT, a->n_kv_heads, a->head_dim, a->rotary_dim, a->layout};
+  if (g_qk_bug == QkBug::MropeAbsoluteScale) {  // q scaled by its own t position
+    const auto scaled = [&](std::int64_t t, std::int64_t i, double* c, double* s) {
+      cs(t, i, c, s);
+      const double g = 1.0 + static_cast<double>(a->positions[t]) / 1048576.0;
+      *c *= g, *s *= g;
+    };
+    rotate<T, S>(dq, q, a->q, qo, a->q_out, scaled, false);
+  } else {
+    rotate<T, S>(dq, q, a->q, qo, a->q_out, cs, false);
+  }
+  rotate<T, S>(dk, k, a->k, ko, a->k_out, cs, false);
+  return 0;
+}
+
 int abi_version_v2() { return PEC_ABI_VERSION; }
 
 }  // namespace
@@ -253,6 +305,9 @@ pecheck::KernelTable qk_all() {
   t.rope_cache_f32 = rope_cache<float, Storage::F32>;
   t.rope_cache_bf16 = rope_cache<std::uint16_t, Storage::BF16>;
   t.rope_cache_f16 = rope_cache<std::uint16_t, Storage::F16>;
+  t.mrope_f32 = mrope<float, Storage::F32>;
+  t.mrope_bf16 = mrope<std::uint16_t, Storage::BF16>;
+  t.mrope_f16 = mrope<std::uint16_t, Storage::F16>;
   return t;
 }
 

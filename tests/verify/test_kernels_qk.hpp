@@ -25,13 +25,19 @@ enum class QkBug {
   BatchDependent,     // qk: the last token of an odd-length batch is rounded through float twice
   InPlaceAlias,       // qk: writes y[a] before reading x[a] for y[b] (wrong in place)
   NeoxOnly,  // qk and cached: rejects GPT-J calls and head_dim outside {64, 128} (a narrow kernel)
+  // M-RoPE (pec_mrope_*):
+  MropeWrongAxis,       // the h section rotated by the w row (and w by h)
+  MropeTextPositions,   // every pair rotated by the t row: image tokens get their text position
+  MropeInterleavedAsSectioned,  // an interleaved call rotated with the sectioned assignment
+  MropeAbsoluteScale,   // q_out times (1 + t/2^20): a position-dependent query scale
   FloatField,  // not a bug: the field's float32 formulas (powf frequencies, float angle,
                // cosf/sinf, float attn product and rotation), then one rounding to the storage type
 };
 
 extern QkBug g_qk_bug;
 
-// The nine version 2 RoPE functions in a KernelTable (and pec_abi_version).
+// The twelve version 2 RoPE functions (query+key, cached, builder, M-RoPE) in a KernelTable (and
+// pec_abi_version).
 pecheck::KernelTable qk_all();
 
 }  // namespace testk
