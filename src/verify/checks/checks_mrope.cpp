@@ -192,69 +192,23 @@ std::optional<Failure> eval_shift(Ctx& ctx, Fn fn, const MropeCase& c) {
   const Budget b = score_row(qk_row(base, c.attn_factor), base.c_out * us);
   const double attn = c.attn_factor;
   const std::vector<double> f = freqs(c, c.rotary_dim), lf = log_freqs(f);
-  const std::int64_t half = c.rotary_dim / 2, D = c.head_dim, ratio = c.n_q_heads / c.n_kv_heads;
-  std::vector<double> qv(static_cast<std::size_t>(c.rotary_dim)), kv(qv.size());
-  std::vector<double> tm(static_cast<std::size_t>(half)), tn(tm.size()), tms(tm.size()),
-      tns(tm.size());
-  const auto& q0 = r0.outs[0].values;
-  const auto& k0 = r0.outs[1].values;
-  const auto& q1 = r1.outs[0].values;
-  const auto& k1 = r1.outs[1].values;
-  double worst_units = 0;
   Failure fl;
-  for (std::int64_t h = 0; h < c.n_q_heads; ++h) {
-    const std::int64_t g = h / ratio;
-    for (std::int64_t t = 0; t < c.n_tokens; ++t) {
-      for (std::int64_t u = 0; u < c.n_tokens; ++u) {
-        const std::int64_t bq = (t * c.n_q_heads + h) * D, bk = (u * c.n_kv_heads + g) * D;
-        double s0 = 0, s1 = 0;
-        for (std::int64_t l = 0; l < D; ++l) {
-          s0 += static_cast<double>(q0[bq + l]) * k0[bk + l];
-          s1 += static_cast<double>(q1[bq + l]) * k1[bk + l];
-        }
-        for (std::int64_t i = 0; i < half; ++i) {
-          qv[i] = attn * c.q[bq + lane_a(c.layout, c.rotary_dim, i)];
-          qv[i + half] = attn * c.q[bq + lane_b(c.layout, c.rotary_dim, i)];
-          kv[i] = attn * c.k[bk + lane_a(c.layout, c.rotary_dim, i)];
-          kv[i + half] = attn * c.k[bk + lane_b(c.layout, c.rotary_dim, i)];
-          const int a = std::max(0, mrope_axis(c, i));
+  const double worst_units = group_score_shift(
+      ctx, c, r0, r1, b, attn, lf, base.variant,
+      "when the t, h, w rows were shifted by (" + std::to_string(c.axis_shift[0]) + ", " +
+          std::to_string(c.axis_shift[1]) + ", " + std::to_string(c.axis_shift[2]) + ")",
+      [&](std::int64_t t, std::int64_t u, std::vector<double>& tm, std::vector<double>& tn,
+          std::vector<double>& tms, std::vector<double>& tns) {
+        for (std::size_t i = 0; i < tm.size(); ++i) {
+          const int a = std::max(0, mrope_axis(c, static_cast<std::int64_t>(i)));
           const double w = c.position_scale * f[i];
           const double pm = static_cast<double>(mrope_position(c, a, t)),
                        pn = static_cast<double>(mrope_position(c, a, u));
           const double sh = static_cast<double>(c.axis_shift[a]);
           tm[i] = pm * w, tn[i] = pn * w, tms[i] = (pm + sh) * w, tns[i] = (pn + sh) * w;
         }
-        const double bound = oracle::rope_score_bound(b, qv, kv, tm, tn, lf) +
-                             oracle::rope_score_bound(b, qv, kv, tms, tns, lf);
-        const double diff = std::fabs(s1 - s0);
-        const double units = diff == 0 ? 0 : bound > 0 ? diff / bound : INFINITY;
-        ctx.observe(c.positions[t], 0, units);
-        if (units > worst_units || (std::isnan(diff) && worst_units == 0)) {
-          worst_units = std::isnan(diff) ? INFINITY : units;
-          report::WorstElement w;
-          w.output = "score";
-          w.index = {h, t, u};
-          w.index_names = {"q_head", "q_token", "k_token"};
-          w.flat_index = (h * c.n_tokens + t) * c.n_tokens + u;
-          w.position = c.positions[t];
-          w.expected = s0;
-          w.actual = s1;
-          w.abs_error = diff;
-          w.ulps = diff / oracle::ulp_of(s0, Format::F32);
-          w.contract_units = worst_units;
-          fl.worst = w;
-          fl.message = "the score <q_out[" + std::to_string(t) + "][" + std::to_string(h) +
-                       "], k_out[" + std::to_string(u) + "][" + std::to_string(g) +
-                       "]> moved by " + report::format_real(diff) +
-                       " when the t, h, w rows were shifted by (" +
-                       std::to_string(c.axis_shift[0]) + ", " + std::to_string(c.axis_shift[1]) +
-                       ", " + std::to_string(c.axis_shift[2]) + "), " +
-                       report::format_real(worst_units) + " times the score contract of class '" +
-                       base.variant + "' (PREC-SCORE-1)";
-        }
-      }
-    }
-  }
+      },
+      fl);
   if (!(worst_units > 1)) return std::nullopt;
   fl.clause = "ABI-MROPE-3";
   fl.kind = "property";
