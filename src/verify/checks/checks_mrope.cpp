@@ -42,6 +42,10 @@ std::vector<double> exact_mrope(const MropeCase& c, const std::vector<float>& x,
   std::vector<double> per_axis[3];
   for (int a = 0; a < 3; ++a) {
     const std::vector<std::int64_t> pos = row_of(c, a, 0);
+    // The MPFR rotation only for rows some pair reads and that differ from the t row (text).
+    bool used = a == 0;
+    for (std::int64_t i = 0; i < half && !used; ++i) used = mrope_axis(c, i) == a;
+    if (!used || (a > 0 && pos == c.positions)) continue;
     per_axis[a].resize(n);
     const pec_rope_args args{c.n_tokens,     H,   D, R, c.layout, c.theta_base, c.position_scale,
                              pos.data(), c.has_inv_freq ? c.inv_freq.data() : nullptr};
@@ -50,7 +54,7 @@ std::vector<double> exact_mrope(const MropeCase& c, const std::vector<float>& x,
   ex = per_axis[0];  // pass-through lanes and the t pairs
   for (std::int64_t i = 0; i < half; ++i) {
     const int a = mrope_axis(c, i);
-    if (a <= 0) continue;
+    if (a <= 0 || per_axis[a].empty()) continue;  // the t pairs, or a row equal to t's
     for (std::int64_t th = 0; th < c.n_tokens * H; ++th) {
       for (std::int64_t lane : {lane_a(c.layout, R, i), lane_b(c.layout, R, i)}) {
         const std::size_t k = static_cast<std::size_t>(th * D + lane);
