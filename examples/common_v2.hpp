@@ -1,10 +1,10 @@
 // Building blocks of the buggy ABI version 2 examples (examples/buggy/rope_cache_*.cpp,
-// rope_key_q_heads.cpp, rope_stride_ignored.cpp, rope_attn_*.cpp and the 16-bit storage bugs):
-// the storage formats, the argument checks of spec/abi.md (ABI-QK-1, ABI-CACHE-1, ABI-CACHE-3,
-// ABI-VIEW-1) and the element addressing of strided views. The arithmetic is that of the
-// vLLM-style kernel examples/field/vllm_rope.c (float, one rounding to the storage type); each
-// buggy file writes its loop itself and changes exactly one thing in it, so the file shows the
-// bug and nothing else.
+// rope_key_q_heads.cpp, rope_stride_ignored.cpp, rope_attn_*.cpp, mla_rope_reslice.cpp, mrope_*.cpp
+// and the 16-bit storage bugs): the storage formats, the argument checks of spec/abi.md (ABI-QK-1,
+// ABI-CACHE-1, ABI-CACHE-3, ABI-MROPE-1, ABI-VIEW-1) and the element addressing of strided
+// views. The arithmetic is that of the vLLM-style kernel examples/field/vllm_rope.c (float, one
+// rounding to the storage type); each buggy file writes its loop itself and changes exactly one
+// thing in it, so the file shows the bug and nothing else.
 #pragma once
 
 #include <cmath>
@@ -128,6 +128,23 @@ inline bool qk_args_ok(const pec_rope_qk_args* a, const void* q, const void* k, 
   if (!(std::isfinite(a->theta_base) && a->theta_base > 1.0)) return false;
   if (!finite_positive(a->position_scale) || !finite_positive(a->attn_factor)) return false;
   for (std::int64_t t = 0; t < a->n_tokens; ++t) {
+    if (a->positions[t] < 0 || a->positions[t] >= kPosLimit) return false;
+  }
+  return true;
+}
+
+// ABI-MROPE-1: ABI-QK-1 with the M-RoPE layout, the sections (entries >= 0 summing to
+// rotary_dim/2; interleaved: 3*s_h - 2 < rotary_dim/2, 3*s_w - 1 < rotary_dim/2 when non-zero) and
+// three rows of positions.
+inline bool mrope_args_ok(const pec_mrope_args* a, const void* q, const void* k, const void* q_out, const void* k_out) {
+  if (a == nullptr || !shape_ok(a, q, k, q_out, k_out)) return false;
+  if (!(std::isfinite(a->theta_base) && a->theta_base > 1.0)) return false;
+  if (!finite_positive(a->position_scale) || !finite_positive(a->attn_factor)) return false;
+  if (a->mrope_layout != PEC_MROPE_SECTIONED && a->mrope_layout != PEC_MROPE_INTERLEAVED) return false;
+  const std::int64_t half = a->rotary_dim / 2, st = a->mrope_section[0], sh = a->mrope_section[1], sw = a->mrope_section[2];
+  if (st < 0 || sh < 0 || sw < 0 || st > half || sh > half - st || sw != half - st - sh) return false;
+  if (a->mrope_layout == PEC_MROPE_INTERLEAVED && ((sh > 0 && sh > (half + 1) / 3) || (sw > 0 && sw > half / 3))) return false;
+  for (std::int64_t t = 0; t < 3 * a->n_tokens; ++t) {
     if (a->positions[t] < 0 || a->positions[t] >= kPosLimit) return false;
   }
   return true;
