@@ -2,8 +2,9 @@
 // (sectioned) and Qwen3-VL (interleaved) against a double-precision reference written here,
 // zero sections, partial rotary, GQA and MQA, token- and head-major views with gaps, in place;
 // text positions bit-identical to pec_rope_qk_*; every pair equal to rope_qk at its axis's
-// position (the quad path of huge angles included); every domain rule rejected unwritten.
-// Clause: ABI-MROPE-1 ABI-MROPE-2 ABI-QK-4 ABI-VIEW-1 ABI-VIEW-2
+// position (the quad path of huge angles included); scores under independent shifts of the
+// three axes; every domain rule rejected unwritten.
+// Clause: ABI-MROPE-1 ABI-MROPE-2 ABI-MROPE-3 ABI-QK-4 ABI-VIEW-1 ABI-VIEW-2
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -40,8 +41,7 @@ using AxisFn = std::function<int(std::int64_t)>;
 struct Fmt {
   std::int32_t dtype;
   const char* name;
-  int mant;  // stored significand bits
-  int emin;  // smallest normal exponent
+  int mant, emin;  // stored significand bits, smallest normal exponent
 };
 constexpr Fmt kF32{PEC_DTYPE_F32, "f32", 23, -126}, kBf16{PEC_DTYPE_BF16, "bf16", 7, -126},
     kF16{PEC_DTYPE_F16, "f16", 10, -14};
@@ -145,19 +145,11 @@ std::vector<float> inv_freq_of(const Shape& s) {
 
 pec_mrope_args args_of(const Shape& s, const std::vector<std::int64_t>& pos, const float* inv) {
   pec_mrope_args a{};
-  a.n_tokens = s.n_tokens;
-  a.n_q_heads = s.n_q;
-  a.n_kv_heads = s.n_kv;
-  a.head_dim = s.head_dim;
-  a.rotary_dim = s.rot;
-  a.layout = s.layout;
-  a.mrope_layout = s.mlayout;
+  a.n_tokens = s.n_tokens, a.n_q_heads = s.n_q, a.n_kv_heads = s.n_kv;
+  a.head_dim = s.head_dim, a.rotary_dim = s.rot, a.layout = s.layout, a.mrope_layout = s.mlayout;
   for (int j = 0; j < 3; ++j) a.mrope_section[j] = s.sec[j];
-  a.theta_base = s.theta;
-  a.position_scale = s.scale;
-  a.attn_factor = s.attn;
-  a.positions = pos.data();
-  a.inv_freq = inv;
+  a.theta_base = s.theta, a.position_scale = s.scale, a.attn_factor = s.attn;
+  a.positions = pos.data(), a.inv_freq = inv;
   return a;
 }
 
@@ -425,6 +417,60 @@ TEST_P(SimdMrope, EachPairEqualsRopeQkAtItsAxisPosition) {
       }
 }
 
+// Clause: ABI-MROPE-3 (scores of every query head with its group's key head, from one call,
+// move under independent shifts (c_t, c_h, c_w) of the three rows by no more than the two
+// calls' rotation error: per lane e_l = 4*2^-24*attn*(|xa| + |xb|) of its pair (worst's bound),
+// so |s - s'| <= sum_l (e_l|k_l| + e'_l|q_l| + e_l e'_l) over both calls, plus the double dot's
+// rounding; one token's h shifted by one more moves some score far past that bound)
+TEST_P(SimdMrope, ScoresDependOnlyOnTheOffsetVector) {
+  for (const Shape& s : {kShapes[0], kShapes[1]}) {
+    const std::int64_t n = s.n_tokens, half = s.rot / 2, group = s.n_q / s.n_kv;
+    auto mag = [&](const View<float>& x, std::int64_t t, std::int64_t h, std::int64_t l) {
+      if (l >= s.rot) return 0.0;
+      const std::int64_t o = s.layout == PEC_ROPE_GPTJ ? l ^ 1 : l < half ? l + half : l - half;
+      return 4.0 * std::ldexp(1.0, -24) * s.attn * (std::fabs(x.buf[x.at(t, h, l)]) + std::fabs(x.buf[x.at(t, h, o)]));
+    };
+    auto scores = [&](const std::vector<std::int64_t>& p, std::vector<double>& err) {
+      Call<float> c(s, kF32, 1, true, false, 32);  // q in place in fused rows, k head-major
+      const View<float> qx = c.q;
+      EXPECT_EQ(c.mrope(GetParam(), kF32, args_of(s, p, nullptr)), 0);
+      std::vector<double> sc;
+      err.clear();
+      for (std::int64_t t = 0; t < n; ++t)
+        for (std::int64_t u = 0; u < n; ++u)
+          for (std::int64_t h = 0; h < s.n_q; ++h) {
+            double d = 0, e = 0, abs = 0;
+            for (std::int64_t l = 0; l < s.head_dim; ++l) {
+              const double qv = c.q.buf[c.q.at(t, h, l)], kv = c.ko.buf[c.ko.at(u, h / group, l)];
+              const double eq = mag(qx, t, h, l), ek = mag(c.k, u, h / group, l);
+              d += qv * kv;
+              abs += std::fabs(qv * kv);
+              e += eq * std::fabs(kv) + ek * std::fabs(qv) + eq * ek;
+            }
+            sc.push_back(d);
+            err.push_back(e + 0x1p-48 * abs);
+          }
+      return sc;
+    };
+    const auto p0 = mixed_positions(n, 31);
+    auto p1 = p0;
+    const std::int64_t shift[3] = {1000, 37, 5};
+    for (int a = 0; a < 3; ++a)
+      for (std::int64_t t = 0; t < n; ++t) p1[static_cast<std::size_t>(a * n + t)] += shift[a];
+    auto p2 = p1;
+    p2[static_cast<std::size_t>(n + 1)] += 1;  // token 1's h only
+    std::vector<double> e0, e1, e2;
+    const auto s0 = scores(p0, e0), s1 = scores(p1, e1), s2 = scores(p2, e2);
+    double moved = 0.0, wrong = 0.0;
+    for (std::size_t i = 0; i < s0.size(); ++i) {
+      moved = std::max(moved, std::fabs(s0[i] - s1[i]) / (e0[i] + e1[i]));
+      wrong = std::max(wrong, std::fabs(s0[i] - s2[i]) / (e0[i] + e2[i]));
+    }
+    EXPECT_LE(moved, 1.0) << s.name;
+    EXPECT_GT(wrong, 100.0) << s.name;
+  }
+}
+
 // The exported symbols run the process-wide path (dispatch wiring of all three storage types).
 TEST(MropeExports, ExportsGiveTheBitsOfTheActivePath) {
   Path p;
@@ -433,25 +479,18 @@ TEST(MropeExports, ExportsGiveTheBitsOfTheActivePath) {
   const Shape& s = kShapes[0];
   const auto pos = mixed_positions(s.n_tokens, 21);
   const pec_mrope_args a0 = args_of(s, pos, nullptr);
-  for (const Fmt& f : kFormats) {
-    auto run = [&](auto tag, bool exported) {
-      using T = decltype(tag);
-      Call<T> c(s, f, 0, false, false, 22);
-      pec_mrope_args a = a0;
-      c.strides(a);
-      int rc = 0;
-      if constexpr (std::is_same_v<T, float>) {
-        rc = exported ? pec_mrope_f32(&a, c.q.base(), c.k.base(), c.qo.base(), c.ko.base()) : c.mrope(p, f, a0);
-      } else {
-        auto fn = f.dtype == PEC_DTYPE_BF16 ? pec_mrope_bf16 : pec_mrope_f16;
-        rc = exported ? fn(&a, c.q.base(), c.k.base(), c.qo.base(), c.ko.base()) : c.mrope(p, f, a0);
-      }
-      EXPECT_EQ(rc, 0) << f.name;
-      return std::make_pair(bits_of(c.qo.buf), bits_of(c.ko.buf));
-    };
-    if (f.dtype == PEC_DTYPE_F32) EXPECT_EQ(run(float{}, true), run(float{}, false));
-    else EXPECT_EQ(run(std::uint16_t{}, true), run(std::uint16_t{}, false)) << f.name;
-  }
+  auto run = [&](auto tag, const Fmt& f, auto fn) {
+    Call<decltype(tag)> c(s, f, 0, false, false, 22), d(s, f, 0, false, false, 22);
+    pec_mrope_args a = a0;
+    c.strides(a);
+    EXPECT_EQ(fn(&a, c.q.base(), c.k.base(), c.qo.base(), c.ko.base()), 0) << f.name;
+    EXPECT_EQ(d.mrope(p, f, a0), 0) << f.name;
+    EXPECT_EQ(bits_of(c.qo.buf), bits_of(d.qo.buf)) << f.name;
+    EXPECT_EQ(bits_of(c.ko.buf), bits_of(d.ko.buf)) << f.name;
+  };
+  run(float{}, kF32, pec_mrope_f32);
+  run(std::uint16_t{}, kBf16, pec_mrope_bf16);
+  run(std::uint16_t{}, kF16, pec_mrope_f16);
 }
 
 // Clause: ABI-MROPE-1 (every rule of the domain, ABI-QK-1's and the M-RoPE ones, returns
@@ -471,12 +510,8 @@ TEST_P(SimdMrope, RejectsEveryDomainRuleWithoutWriting) {
     a.head_dim = a.rotary_dim = D;
     a.layout = PEC_ROPE_NEOX;
     a.mrope_layout = PEC_MROPE_INTERLEAVED;
-    a.mrope_section[0] = 3;
-    a.mrope_section[1] = 3;  // 3*3 - 2 = 7 < 8: the largest s_h
-    a.mrope_section[2] = 2;  // 3*2 - 1 = 5 < 8
-    a.theta_base = 10000.0;
-    a.position_scale = a.attn_factor = 1.0;
-    a.positions = pos;
+    a.mrope_section[0] = 3, a.mrope_section[1] = 3, a.mrope_section[2] = 2;  // 3*3-2 = 7, 3*2-1 = 5 < 8
+    a.theta_base = 10000.0, a.position_scale = a.attn_factor = 1.0, a.positions = pos;
     a.q = a.k = a.q_out = a.k_out = pec_strides{H * D, D};
     return a;
   };

@@ -368,7 +368,9 @@ bool valid_mrope(const pec_mrope_args* a, const void* q, const void* k, const vo
   if (!positive_finite(a->position_scale) || !positive_finite(a->attn_factor)) return false;
   // ABI-MROPE-1: the layout, sections >= 0 summing to rotary_dim/2 (each checked before the
   // sum, so the sum cannot overflow), the interleaved limits, and [3][n_tokens] positions.
-  if (a->mrope_layout != PEC_MROPE_SECTIONED && a->mrope_layout != PEC_MROPE_INTERLEAVED) return false;
+  if (a->mrope_layout != PEC_MROPE_SECTIONED && a->mrope_layout != PEC_MROPE_INTERLEAVED) {
+    return false;
+  }
   const int64_t half = a->rotary_dim / 2;
   const int64_t st = a->mrope_section[0], sh = a->mrope_section[1], sw = a->mrope_section[2];
   if (st < 0 || sh < 0 || sw < 0 || st > half || sh > half || sw > half) return false;
