@@ -85,6 +85,10 @@ struct RopeV2Plan {
   int32_t cache_format;    // StoreFormat of the cache
   RopeView q, k;
   bool stream;             // streaming stores for both outputs (float32, aligned, out of place)
+  // M-RoPE (pec_mrope_*, axis != nullptr): positions is [3][n_tokens] (rows t, h, w) and
+  // frequency pair i (i < half_pad; padding 0) is rotated by the position of axis[i] (0 t, 1 h,
+  // 2 w). Computed angles only.
+  const uint8_t* axis;
 };
 
 // pec_rope_cache_*: rows [0, cache_positions) of attn*cos / attn*sin.

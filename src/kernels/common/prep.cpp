@@ -357,6 +357,35 @@ bool valid_rope_qk(const pec_rope_qk_args* a, const void* q, const void* k, cons
                   a->q, a->k, a->q_out, a->k_out, nullptr);
 }
 
+bool valid_mrope(const pec_mrope_args* a, const void* q, const void* k, const void* q_out,
+                 const void* k_out, int64_t elem) {
+  if (a == nullptr) return false;
+  if (!rope_common_ok(a->n_tokens, a->n_q_heads, a->n_kv_heads, a->head_dim, a->rotary_dim,
+                      a->layout)) {
+    return false;
+  }
+  if (!std::isfinite(a->theta_base) || !(a->theta_base > 1.0)) return false;
+  if (!positive_finite(a->position_scale) || !positive_finite(a->attn_factor)) return false;
+  // ABI-MROPE-1: the layout, sections >= 0 summing to rotary_dim/2 (each checked before the
+  // sum, so the sum cannot overflow), the interleaved limits, and [3][n_tokens] positions.
+  if (a->mrope_layout != PEC_MROPE_SECTIONED && a->mrope_layout != PEC_MROPE_INTERLEAVED) {
+    return false;
+  }
+  const int64_t half = a->rotary_dim / 2;
+  const int64_t st = a->mrope_section[0], sh = a->mrope_section[1], sw = a->mrope_section[2];
+  if (st < 0 || sh < 0 || sw < 0 || st > half || sh > half || sw > half) return false;
+  if (st + sh + sw != half) return false;
+  if (a->mrope_layout == PEC_MROPE_INTERLEAVED) {
+    if (sh > 0 && !(3 * sh - 2 < half)) return false;
+    if (sw > 0 && !(3 * sw - 1 < half)) return false;
+  }
+  if (a->n_tokens > kMaxElements / 3) return false;
+  if (a->n_tokens > 0 && a->positions == nullptr) return false;
+  if (!positions_ok(a->positions, 3 * a->n_tokens, kMaxPosition)) return false;
+  return views_ok(a->n_tokens, a->n_q_heads, a->n_kv_heads, a->head_dim, q, k, q_out, k_out, elem,
+                  a->q, a->k, a->q_out, a->k_out, nullptr);
+}
+
 bool valid_rope_cached(const pec_rope_cached_args* a, const void* q, const void* k,
                        const void* q_out, const void* k_out, int64_t elem) {
   if (a == nullptr) return false;

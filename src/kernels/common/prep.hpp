@@ -27,6 +27,10 @@ bool valid_learned(const pec_learned_args16* a, const void* out);
 // input), with the other output or with the cache. elem: bytes per element of the storage type.
 bool valid_rope_qk(const pec_rope_qk_args* a, const void* q, const void* k, const void* q_out,
                    const void* k_out, int64_t elem);
+// M-RoPE (ABI-MROPE-1): as valid_rope_qk, plus mrope_layout, the sections and the
+// [3][n_tokens] positions.
+bool valid_mrope(const pec_mrope_args* a, const void* q, const void* k, const void* q_out,
+                 const void* k_out, int64_t elem);
 bool valid_rope_cached(const pec_rope_cached_args* a, const void* q, const void* k,
                        const void* q_out, const void* k_out, int64_t elem);
 bool valid_rope_cache(const pec_rope_cache_args* a, const void* cache);

@@ -291,7 +291,7 @@ void v2_freq(RopeV2Plan& pl, double base, const float* inv_freq, FreqTable& freq
 
 void run_v2(Path p, const RopeV2Plan& pl) {
   thread_local std::vector<float> scratch;
-  scratch.assign(static_cast<size_t>(6 * pl.half_pad), 0.0f);
+  scratch.assign(static_cast<size_t>(8 * pl.half_pad), 0.0f);
   PEC_ON_PATH(p, rope_v2(pl, scratch.data()));
 }
 
@@ -341,6 +341,43 @@ int rope_cached(Path p, int32_t format, const pec_rope_cached_args* a, const voi
     RopeV2Plan pl = v2_plan(a->n_tokens, a->head_dim, a->rotary_dim, a->layout, format, a->positions);
     pl.cache = a->cos_sin_cache;
     pl.cache_format = a->cache_dtype;
+    pl.q = view_of(q, q_out, a->n_q_heads, a->q, a->q_out);
+    pl.k = view_of(k, k_out, a->n_kv_heads, a->k, a->k_out);
+    pl.stream = want_stream(pl, format);
+    run_v2(p, pl);
+    return static_cast<int>(kOk);
+  });
+}
+
+// M-RoPE: rope_qk's plan with the axis of each pair (ABI-MROPE-2, spec/rope.md ROPE-MROPE-2/-3);
+// the kernels take each token's cos/sin per axis (impl2.inc's mrope_sincos).
+int mrope(Path p, int32_t format, const pec_mrope_args* a, const void* q, const void* k,
+          void* q_out, void* k_out) {
+  if (!cpu_has(p)) return kPathUnavailable;
+  const int64_t elem = dtype_bytes(format);
+  if (elem == 0 || !valid_mrope(a, q, k, q_out, k_out, elem)) return kInvalidArgument;
+  return guarded([&] {
+    thread_local FreqTable freq;
+    thread_local std::vector<uint8_t> axis;
+    RopeV2Plan pl = v2_plan(a->n_tokens, a->head_dim, a->rotary_dim, a->layout, format, a->positions);
+    pl.scale = a->position_scale;
+    pl.attn = a->attn_factor;
+    v2_freq(pl, a->theta_base, a->inv_freq, freq);
+    const int64_t st = a->mrope_section[0], sh = a->mrope_section[1];
+    const int64_t sw = a->mrope_section[2];
+    axis.assign(static_cast<size_t>(pl.half_pad), 0);
+    for (int64_t i = 0; i < pl.half; ++i) {
+      uint8_t ax = 0;
+      if (a->mrope_layout == PEC_MROPE_SECTIONED) {
+        ax = i < st ? 0 : i < st + sh ? 1 : 2;
+      } else if (i % 3 == 1 && i < 3 * sh) {
+        ax = 1;
+      } else if (i % 3 == 2 && i < 3 * sw) {
+        ax = 2;
+      }
+      axis[static_cast<size_t>(i)] = ax;
+    }
+    pl.axis = axis.data();
     pl.q = view_of(q, q_out, a->n_q_heads, a->q, a->q_out);
     pl.k = view_of(k, k_out, a->n_kv_heads, a->k, a->k_out);
     pl.stream = want_stream(pl, format);
@@ -449,6 +486,7 @@ int learned_16(const pec_learned_args16* a, uint16_t* out) {
 
 }  // namespace pecheck::kernels::simd
 
+// The version 2 exports are in exports_v2.cpp.
 namespace {
 using pecheck::kernels::simd::Path;
 
@@ -492,76 +530,6 @@ int pec_learned_f32(const struct pec_learned_args* args, float* out) {
   Path p;
   if (!resolve(p)) return pecheck::kernels::kPathUnavailable;
   return pecheck::kernels::simd::learned_f32(args, out);
-}
-
-#define PEC_EXPORT(call)                                        \
-  Path p;                                                       \
-  if (!resolve(p)) return pecheck::kernels::kPathUnavailable;   \
-  return pecheck::kernels::simd::call
-
-int pec_rope_bf16(const struct pec_rope_args* args, const uint16_t* x, uint16_t* y) {
-  PEC_EXPORT(rope_16(p, PEC_DTYPE_BF16, args, x, y));
-}
-int pec_rope_f16(const struct pec_rope_args* args, const uint16_t* x, uint16_t* y) {
-  PEC_EXPORT(rope_16(p, PEC_DTYPE_F16, args, x, y));
-}
-int pec_alibi_bias_bf16(const struct pec_alibi_args* args, uint16_t* scores) {
-  PEC_EXPORT(alibi_bias_16(p, PEC_DTYPE_BF16, args, scores));
-}
-int pec_alibi_bias_f16(const struct pec_alibi_args* args, uint16_t* scores) {
-  PEC_EXPORT(alibi_bias_16(p, PEC_DTYPE_F16, args, scores));
-}
-int pec_t5_bias_bf16(const struct pec_t5_args16* args, uint16_t* bias) {
-  PEC_EXPORT(t5_bias_16(p, args, bias));
-}
-int pec_t5_bias_f16(const struct pec_t5_args16* args, uint16_t* bias) {
-  PEC_EXPORT(t5_bias_16(p, args, bias));
-}
-int pec_sinusoidal_bf16(const struct pec_sinusoidal_args* args, uint16_t* out) {
-  PEC_EXPORT(sinusoidal_16(p, PEC_DTYPE_BF16, args, out));
-}
-int pec_sinusoidal_f16(const struct pec_sinusoidal_args* args, uint16_t* out) {
-  PEC_EXPORT(sinusoidal_16(p, PEC_DTYPE_F16, args, out));
-}
-int pec_learned_bf16(const struct pec_learned_args16* args, uint16_t* out) {
-  PEC_EXPORT(learned_16(args, out));
-}
-int pec_learned_f16(const struct pec_learned_args16* args, uint16_t* out) {
-  PEC_EXPORT(learned_16(args, out));
-}
-
-int pec_rope_qk_f32(const struct pec_rope_qk_args* args, const float* q, const float* k,
-                    float* q_out, float* k_out) {
-  PEC_EXPORT(rope_qk(p, PEC_DTYPE_F32, args, q, k, q_out, k_out));
-}
-int pec_rope_qk_bf16(const struct pec_rope_qk_args* args, const uint16_t* q, const uint16_t* k,
-                     uint16_t* q_out, uint16_t* k_out) {
-  PEC_EXPORT(rope_qk(p, PEC_DTYPE_BF16, args, q, k, q_out, k_out));
-}
-int pec_rope_qk_f16(const struct pec_rope_qk_args* args, const uint16_t* q, const uint16_t* k,
-                    uint16_t* q_out, uint16_t* k_out) {
-  PEC_EXPORT(rope_qk(p, PEC_DTYPE_F16, args, q, k, q_out, k_out));
-}
-int pec_rope_cached_f32(const struct pec_rope_cached_args* args, const float* q, const float* k,
-                        float* q_out, float* k_out) {
-  PEC_EXPORT(rope_cached(p, PEC_DTYPE_F32, args, q, k, q_out, k_out));
-}
-int pec_rope_cached_bf16(const struct pec_rope_cached_args* args, const uint16_t* q,
-                         const uint16_t* k, uint16_t* q_out, uint16_t* k_out) {
-  PEC_EXPORT(rope_cached(p, PEC_DTYPE_BF16, args, q, k, q_out, k_out));
-}
-int pec_rope_cached_f16(const struct pec_rope_cached_args* args, const uint16_t* q,
-                        const uint16_t* k, uint16_t* q_out, uint16_t* k_out) {
-  PEC_EXPORT(rope_cached(p, PEC_DTYPE_F16, args, q, k, q_out, k_out));
-}
-int pec_rope_cache_f32(const struct pec_rope_cache_args* args, float* cache) {
-  PEC_EXPORT(rope_cache(p, PEC_DTYPE_F32, args, cache));
-}
-int pec_rope_cache_bf16(const struct pec_rope_cache_args* args, uint16_t* cache) {
-  PEC_EXPORT(rope_cache(p, PEC_DTYPE_BF16, args, cache));
-}
-int pec_rope_cache_f16(const struct pec_rope_cache_args* args, uint16_t* cache) {
-  PEC_EXPORT(rope_cache(p, PEC_DTYPE_F16, args, cache));
 }
 
 const char* pecheck_simd_path(void) {

@@ -61,6 +61,9 @@ int rope_qk(Path p, int32_t format, const pec_rope_qk_args* a, const void* q, co
 int rope_cached(Path p, int32_t format, const pec_rope_cached_args* a, const void* q,
                 const void* k, void* q_out, void* k_out);
 int rope_cache(Path p, int32_t format, const pec_rope_cache_args* a, void* cache);
+// M-RoPE (pec_mrope_*): rope_qk with pair i rotated by the position of its axis.
+int mrope(Path p, int32_t format, const pec_mrope_args* a, const void* q, const void* k,
+          void* q_out, void* k_out);
 
 // Test hook: the path's own conversions, on n elements each way: out[i] = in[i] rounded to
 // `format` (BF16 or F16), out32[i] = in16[i] widened. Returns kPathUnavailable or 0.
