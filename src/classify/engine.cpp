@@ -8,88 +8,13 @@
 #include <limits>
 #include <stdexcept>
 
+#include "classify/engine_impl.hpp"
 #include "classify/generators.hpp"
 #include "reference/tolerance.hpp"
 
 namespace pecheck::classify {
 
-namespace {
-
-std::uint64_t case_seed(std::uint64_t seed, std::uint64_t property, std::int64_t i) {
-  Rng r(seed ^ (property * 0xD1B54A32D192ED03ull) ^
-        (static_cast<std::uint64_t>(i) * 0x9E3779B97F4A7C15ull));
-  r.next();
-  return r.next();
-}
-
-// MODEL-TOL-1: two scores agree when both are the same infinity or differ by at most the
-// tolerance of their summed magnitudes. NaN never agrees.
-bool scores_agree(const Score& a, const Score& b, double* tol_out = nullptr) {
-  const double tol = reference::shift_tolerance<double>(a.magnitude + b.magnitude);
-  if (tol_out) *tol_out = tol;
-  if (std::isnan(a.value) || std::isnan(b.value)) return false;
-  if (std::isinf(a.value) || std::isinf(b.value)) return a.value == b.value;
-  return std::fabs(a.value - b.value) <= tol;
-}
-
-// Greedy shrinking of a vector of integers: try each component's simpler candidates (and a
-// joint move of the positions toward 0 that keeps their differences) while `fails` holds.
-template <class Valid, class Fails>
-int shrink(std::vector<std::int64_t>& v, const std::vector<bool>& nonzero,
-           const std::vector<bool>& is_position, Valid valid, Fails fails) {
-  int steps = 0;
-  for (bool progress = true; progress && steps < 400;) {
-    progress = false;
-    // joint move: subtract k from every position component
-    std::int64_t lowest = std::numeric_limits<std::int64_t>::max();
-    for (std::size_t i = 0; i < v.size(); ++i)
-      if (is_position[i]) lowest = std::min(lowest, v[i]);
-    if (lowest != std::numeric_limits<std::int64_t>::max() && lowest > 0) {
-      for (std::int64_t k : shrink_toward(lowest, 0)) {
-        auto cand = v;
-        for (std::size_t i = 0; i < v.size(); ++i)
-          if (is_position[i]) cand[i] -= lowest - k;
-        if (valid(cand) && fails(cand)) {
-          v = cand;
-          ++steps;
-          progress = true;
-          break;
-        }
-      }
-      if (progress) continue;
-    }
-    for (std::size_t i = 0; i < v.size() && !progress; ++i) {
-      for (std::int64_t c : shrink_toward(v[i], 0)) {
-        if (nonzero[i] && c == 0) continue;
-        auto cand = v;
-        cand[i] = c;
-        if (valid(cand) && fails(cand)) {
-          v = cand;
-          ++steps;
-          progress = true;
-          break;
-        }
-      }
-    }
-  }
-  return steps;
-}
-
-// Draws (m, n): independent positions, or n close to m (half the time) so that small and
-// medium offsets (T5's exact and log ranges) are as common as huge ones.
-void draw_pair(Rng& r, std::int64_t max_pos, std::int64_t& m, std::int64_t& n) {
-  m = gen_position(r, max_pos);
-  if (r.coin(2)) {
-    n = gen_position(r, max_pos);
-  } else {
-    const std::int64_t d = r.coin(2) ? r.range(-16, 16) : r.range(-600, 600);
-    n = std::clamp<std::int64_t>(m + d, 0, max_pos - 1);
-  }
-}
-
-bool in_range(std::int64_t p, std::int64_t max_pos) { return p >= 0 && p < max_pos; }
-
-}  // namespace
+using namespace detail;
 
 PropertyRun run_shift_property(const Subject& s, const EngineOptions& o) {
   PropertyRun run{"shift", 0, std::nullopt};
@@ -364,7 +289,26 @@ bool causally_masked(const Subject& s, const EngineOptions& o) {
   return true;
 }
 
-std::string pos3(const Position3& p) { return fmt::format("({},{},{})", p[0], p[1], p[2]); }
+// CLASSIFY-9: which axes of a 3-axis subject enter, by one axis-free run each; the offset
+// vector when all do, else the offsets of those that do ("Δt only (the h and w positions do not
+// enter)").
+std::string axes_entering(const Subject& s, const EngineOptions& o, Classification& c) {
+  static constexpr const char* kAxis[3] = {"t", "h", "w"};
+  std::vector<std::string> in, out;
+  for (int a = 0; a < 3; ++a) {
+    PropertyRun run = run_axis_free_property(s, o, a);
+    c.cases += run.cases;
+    (run.witness ? in : out).push_back(kAxis[a]);
+    c.evidence.push_back(std::move(run));
+  }
+  if (out.empty()) return "the offset vector (Δt, Δh, Δw)";
+  if (in.empty()) return "no axis's offset (every axis-free run held)";
+  std::string offs, gone;
+  for (std::size_t i = 0; i < in.size(); ++i) offs += (i ? ", Δ" : "Δ") + in[i];
+  for (std::size_t i = 0; i < out.size(); ++i) gone += (i ? (i + 1 == out.size() ? " and " : ", ") : "") + out[i];
+  if (in.size() > 1) offs = "(" + offs + ")";
+  return offs + " only (the " + gone + (out.size() > 1 ? " positions do" : " position does") + " not enter)";
+}
 
 }  // namespace
 
@@ -381,67 +325,6 @@ PropertyRun run_position_free_property(const Subject& s, const EngineOptions& o)
     double tol = 0;
     if (scores_agree(a, b, &tol)) continue;
     run.witness = pair_witness(run.property, iseed, inst, m1, n1, m2, n2, a.value, b.value, tol);
-    return run;
-  }
-  return run;
-}
-
-PropertyRun run_vector_shift_property(const Subject& s, const EngineOptions& o) {
-  PropertyRun run{"vector-shift", 0, std::nullopt};
-  const std::int64_t max = s.max_position;
-  // v = [m_t, m_h, m_w, n_t, n_h, n_w, c_t, c_h, c_w]
-  auto at = [](const std::vector<std::int64_t>& v, int base) {
-    return Position3{v[base], v[base + 1], v[base + 2]};
-  };
-  auto valid = [&](const std::vector<std::int64_t>& v) {
-    bool moved = false;
-    for (int a = 0; a < 3; ++a) {
-      if (!in_range(v[a], max) || !in_range(v[3 + a], max) || !in_range(v[a] + v[6 + a], max) ||
-          !in_range(v[3 + a] + v[6 + a], max))
-        return false;
-      moved = moved || v[6 + a] != 0;
-    }
-    return moved;
-  };
-  for (std::int64_t i = 0; i < o.shift_cases; ++i) {
-    Rng r(case_seed(o.seed, 7, i));
-    const std::uint64_t iseed = r.next();
-    std::vector<std::int64_t> v(9);
-    for (int a = 0; a < 3; ++a) {
-      draw_pair(r, max, v[a], v[3 + a]);
-      v[6 + a] = r.coin(4) ? 0 : gen_shift(r, v[a], v[3 + a], max);
-    }
-    ++run.cases;
-    if (!valid(v)) continue;
-    const Instance inst = s.instance(iseed);
-    if (!inst.score3) throw std::logic_error(s.name + ": axes == 3 but the instance has no score3");
-    auto shifted = [&](const std::vector<std::int64_t>& x, int base) {
-      return Position3{x[base] + x[6], x[base + 1] + x[7], x[base + 2] + x[8]};
-    };
-    auto fails = [&](const std::vector<std::int64_t>& x) {
-      return !scores_agree(inst.score3(at(x, 0), at(x, 3)),
-                           inst.score3(shifted(x, 0), shifted(x, 3)));
-    };
-    if (!fails(v)) continue;
-    Witness w;
-    w.property = run.property;
-    w.instance_seed = iseed;
-    w.config = inst.config;
-    w.shrink_steps =
-        shrink(v, std::vector<bool>(9, false),
-               {true, true, true, true, true, true, false, false, false}, valid, fails);
-    const Score a = inst.score3(at(v, 0), at(v, 3)), b = inst.score3(shifted(v, 0), shifted(v, 3));
-    scores_agree(a, b, &w.tolerance);
-    w.m1 = v[0];
-    w.n1 = v[3];
-    w.m2 = v[0] + v[6];
-    w.n2 = v[3] + v[6];
-    w.s1 = a.value;
-    w.s2 = b.value;
-    w.detail = fmt::format("s({}, {}) = {:.17g} but s({}, {}) = {:.17g} (shift {})", pos3(at(v, 0)),
-                           pos3(at(v, 3)), a.value, pos3(shifted(v, 0)), pos3(shifted(v, 3)),
-                           b.value, pos3(at(v, 6)));
-    run.witness = w;
     return run;
   }
   return run;
@@ -614,6 +497,7 @@ Classification classify(const Subject& s, const EngineOptions& o) {
         s.axes == 3 ? "the offset vector (Δt, Δh, Δw)" : (swap.witness ? "n - m" : "|n - m|");
     c.evidence.push_back(shift);
     c.evidence.push_back(std::move(swap));
+    if (s.axes == 3 && s.report_axes) c.function_of = axes_entering(s, o, c);
   }
   PropertyRun sm = run_softmax_row_property(s, o);
   c.cases += sm.cases;

@@ -55,6 +55,10 @@ struct Subject {
   // 3: positions are (t, h, w) triples and the shift property shifts each axis by its own
   // amount (CLASSIFY-5); 1: scalar positions.
   int axes = 1;
+  // 3-axis subjects of `classify --kernel` (CLASSIFY-9): when the vector shift holds, one
+  // axis-free property per axis tells which axes enter at all, so that a kernel rotating every
+  // pair by the t row is "Δt only", not "the offset vector (Δt, Δh, Δw)".
+  bool report_axes = false;
   // Non-empty when the instances define a regime (Instance::regime, CLASSIFY-6): what the
   // score is a function of when the regime-shift property holds.
   std::string regime_function_of;
@@ -63,7 +67,8 @@ struct Subject {
 // A concrete counterexample to a property, after shrinking.
 struct Witness {
   // "shift", "swap", "softmax-row", "additive-bias", "diagonal", "position-free",
-  // "regime-shift", "key-free", "query-free" or "vector-shift", "logit-scale"
+  // "regime-shift", "key-free", "query-free" or "vector-shift", "logit-scale",
+  // "axis-free:t", "axis-free:h", "axis-free:w"
   std::string property;
   std::uint64_t instance_seed = 0;
   std::string config;           // the instance's configuration
@@ -72,7 +77,7 @@ struct Witness {
   double s1 = 0, s2 = 0;        // scores (softmax-row: the probabilities that differ)
   double tolerance = 0;
   int shrink_steps = 0;
-  std::string detail;  // vector-shift: the (t, h, w) positions and shift; else empty
+  std::string detail;  // vector-shift, axis-free: the (t, h, w) positions; else empty
 };
 
 struct PropertyRun {
@@ -119,6 +124,9 @@ PropertyRun run_logit_scale_property(const Subject& s, const EngineOptions& o);
 PropertyRun run_position_free_property(const Subject& s, const EngineOptions& o);
 // CLASSIFY-5: s(m, n) = s(m + c, n + c) with a shift vector c of one component per axis.
 PropertyRun run_vector_shift_property(const Subject& s, const EngineOptions& o);
+// CLASSIFY-9 (3-axis subjects with report_axes): s(m, n) = s(m', n') where m', n' differ from
+// m, n only in axis `axis` (0 t, 1 h, 2 w) and the offset along it changed: the axis does not enter.
+PropertyRun run_axis_free_property(const Subject& s, const EngineOptions& o, int axis);
 // CLASSIFY-6: the shift property over shifts that keep Subject::regime.
 PropertyRun run_regime_shift_property(const Subject& s, const EngineOptions& o);
 // CLASSIFY-7: s(m, n) = s(m, n') (key-free) / s(m, n) = s(m', n) (query-free) over unmasked

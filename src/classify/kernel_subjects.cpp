@@ -9,6 +9,7 @@
 #include <span>
 
 #include "classify/generators.hpp"
+#include "classify/kernel_subjects_impl.hpp"
 #include "core/error.hpp"
 #include "oracle/budget.hpp"
 #include "reference/tolerance.hpp"
@@ -20,29 +21,9 @@ namespace pecheck::classify {
 
 using verifier::Fn;
 
-struct KernelSubjects::State {
-  verifier::Executor ex;
-  KernelSubjectOptions opt;
-  verifier::Domain domain;
-  State(const std::string& path, verifier::ExecutorConfig cfg, KernelSubjectOptions o)
-      : ex(path, cfg), opt(std::move(o)) {}
-};
-
 namespace {
 
-using State = KernelSubjects::State;
-
-// The engine compares two scores within shift_tolerance(Ma + Mb) = K u_64 (Ma + Mb) (MODEL-TOL-1).
-// A kernel's score carries its own absolute bound e (the float32 contract): the magnitude whose
-// tolerance is e, so that the engine's comparison is |sa - sb| <= ea + eb.
-double magnitude_for(double abs_bound) {
-  return abs_bound / (reference::kShiftBudgetUnits * reference::unit_roundoff<double>());
-}
-
-[[noreturn]] void call_failed(Fn fn, const verifier::CallOutcome& o) {
-  throw KernelCallError(std::string(verifier::symbol(fn)) + " " + o.describe() +
-                        " on a valid call: classify cannot measure it (run `pecheck verify` on the library)");
-}
+using namespace kernel_detail;
 
 // One call through the executor with every buffer in the arena; returns the output.
 template <class Args>
@@ -76,14 +57,6 @@ std::vector<float> call(State& st, Fn fn, Args args, const std::vector<float>& x
 }
 
 float signed_unit(Rng& r) { return static_cast<float>(r.uniform(-1.0, 1.0)); }
-
-std::int64_t pick(Rng& r, const std::vector<std::int64_t>& allowed, std::int64_t lo, std::int64_t hi,
-                  bool even) {
-  if (!allowed.empty()) return allowed[static_cast<std::size_t>(r.range(0, static_cast<std::int64_t>(allowed.size()) - 1))];
-  std::int64_t v = r.range(lo, hi);
-  if (even) v -= v % 2;
-  return std::max(lo, v);
-}
 
 // ---- RoPE: <y_q(m), y_k(n)> from one call with two tokens -------------------------------------
 
@@ -150,99 +123,6 @@ Subject rope_subject(const std::shared_ptr<State>& st) {
     };
     in.score = scorer(content);
     in.score_other_content = scorer(other);
-    return in;
-  };
-  return s;
-}
-
-// ---- RoPE on query and key together (version 2): <q_out(m), k_out(n)> from one call -----------
-//
-// Two tokens at positions (m, n), one query head and one key head (the same head_dim), contiguous
-// views; the score pairs token 0's query with token 1's key. The tolerance carries each lane's
-// element bound (the RoPE class of the storage type, output rounding included) through the dot
-// product: |ds| <= sum_i 2 (Mq_i ek_i + Mk_i eq_i + eq_i ek_i) over the rotated pairs i, where M is
-// the pair's input magnitude |a| + |b| (a bound on either rotated lane) and e its element bound;
-// pass-through lanes are exact copies and the sum is formed in double.
-
-Subject rope_qk_subject(const std::shared_ptr<State>& st, verifier::Storage sto) {
-  Subject s;
-  s.name = "kernel:" + std::string(verifier::symbol(verifier::fn_of(verifier::Family::RopeQk, sto)));
-  s.family = "rope";
-  s.max_position = verifier::max_position_for(st->domain, "rope", st->opt.max_position) + 1;
-  s.instance = [st, sto](std::uint64_t seed) {
-    Rng r(seed);
-    const verifier::Domain& dom = st->domain;
-    pec_rope_qk_args args{};
-    args.n_tokens = 2;
-    args.n_q_heads = args.n_kv_heads = 1;
-    args.head_dim = pick(r, dom.rope_head_dims, 2, 128, true);
-    args.rotary_dim = dom.rope_full_rotary || r.coin(2) ? args.head_dim : 2 * r.range(1, args.head_dim / 2);
-    args.layout = dom.rope_layouts.empty() ? static_cast<std::int32_t>(r.range(0, 1)) : dom.rope_layouts[0];
-    args.theta_base = r.coin(2) ? 10000.0 : 500000.0;
-    args.position_scale = 1.0;
-    args.attn_factor = 1.0;
-    args.inv_freq = nullptr;
-    args.q = args.k = args.q_out = args.k_out = pec_strides{args.head_dim, args.head_dim};
-    const std::size_t D = static_cast<std::size_t>(args.head_dim);
-    auto make = [&r, D, sto]() {
-      std::vector<float> v(2 * D);
-      for (auto& e : v) e = verifier::round_to_storage(r.uniform(-1, 1), sto);
-      return v;
-    };
-    auto q1 = std::make_shared<std::vector<float>>(make()), k1 = std::make_shared<std::vector<float>>(make());
-    auto q2 = std::make_shared<std::vector<float>>(make()), k2 = std::make_shared<std::vector<float>>(make());
-    const oracle::Format fmt = sto == verifier::Storage::F32    ? oracle::Format::F32
-                               : sto == verifier::Storage::BF16 ? oracle::Format::BF16
-                                                                : oracle::Format::F16;
-    const oracle::Budget* row = &oracle::budget("rope", fmt, st->opt.rope_class);
-    Instance in;
-    in.config = fmt::format("head_dim={} rotary_dim={} layout={} theta_base={} storage={} (q, k in [-1, 1])",
-                            args.head_dim, args.rotary_dim, args.layout == 0 ? "neox" : "gptj", args.theta_base,
-                            verifier::storage_name(sto));
-    auto scorer = [st, args, row, sto, D](std::shared_ptr<std::vector<float>> q, std::shared_ptr<std::vector<float>> k) {
-      return [st, args, row, sto, D, q, k](std::int64_t m, std::int64_t n) {
-        const Fn fn = verifier::fn_of(verifier::Family::RopeQk, sto);
-        verifier::Arena& a = st->ex.arena();
-        a.reset();
-        const std::size_t bytes = verifier::storage_bytes(sto);
-        const std::int64_t pos[2] = {m, n};
-        pec_rope_qk_args ar = args;
-        ar.positions = a.copy(std::span<const std::int64_t>(pos, 2));
-        const auto qe = verifier::encode(*q, sto), ke = verifier::encode(*k, sto);
-        void* qp = a.allocate(qe.size());
-        void* kp = a.allocate(ke.size());
-        std::memcpy(qp, qe.data(), qe.size());
-        std::memcpy(kp, ke.data(), ke.size());
-        void* qo = a.allocate(2 * D * bytes);
-        void* ko = a.allocate(2 * D * bytes);
-        const auto* ap = a.put(ar);
-        const verifier::CallOutcome o = st->ex.call(fn, ap, qp, qo, kp, ko);
-        if (!o.ok()) call_failed(fn, o);
-        auto elem = [bytes, sto](const void* base, std::size_t i) {
-          std::uint32_t b = 0;
-          std::memcpy(&b, static_cast<const unsigned char*>(base) + i * bytes, bytes);
-          return static_cast<double>(verifier::from_storage(b, sto));
-        };
-        double v = 0;
-        for (std::size_t l = 0; l < D; ++l) v += elem(qo, l) * elem(ko, D + l);
-        const std::int64_t half = args.rotary_dim / 2;
-        double bound = 0;
-        for (std::int64_t i = 0; i < half; ++i) {
-          const std::size_t ia = static_cast<std::size_t>(args.layout == 0 ? i : 2 * i);
-          const std::size_t ib = static_cast<std::size_t>(args.layout == 0 ? i + half : 2 * i + 1);
-          const double f = std::pow(args.theta_base, -2.0 * static_cast<double>(i) / static_cast<double>(args.rotary_dim));
-          const double L = std::fabs(std::log(f));
-          const double mq = std::fabs((*q)[ia]) + std::fabs((*q)[ib]);
-          const double mk = std::fabs((*k)[D + ia]) + std::fabs((*k)[D + ib]);
-          const double eq = row->bound({mq, static_cast<double>(m) * f, static_cast<double>(i), L});
-          const double ek = row->bound({mk, static_cast<double>(n) * f, static_cast<double>(i), L});
-          bound += 2.0 * (mq * ek + mk * eq + eq * ek);
-        }
-        return Score{v, magnitude_for(bound)};
-      };
-    };
-    in.score = scorer(q1, k1);
-    in.score_other_content = scorer(q2, k2);
     return in;
   };
   return s;
@@ -460,6 +340,7 @@ KernelSubjects::KernelSubjects(const std::string& library_path, const KernelSubj
   if (info.mask == 0) {
     throw UsageError("kernel library " + library_path + " exports no pec_* function (see spec/pecheck_kernel.h)");
   }
+  state_->mask = info.mask;
   if (!info.domain.empty()) state_->domain = verifier::parse_domain(info.domain, "pec_domain()");
   for (int i = 0; i < verifier::kFnCount; ++i) {
     if (!(info.mask & (1u << i))) continue;
@@ -484,6 +365,27 @@ KernelSubjects::KernelSubjects(const std::string& library_path, const KernelSubj
       case Fn::RopeQkBf16:
       case Fn::RopeQkF16:
         subjects_.push_back(rope_qk_subject(state_, verifier::storage(fn)));
+        break;
+      case Fn::MropeF32:
+      case Fn::MropeBf16:
+      case Fn::MropeF16:
+        for (std::int32_t l : {0, 1}) {
+          const auto& ls = state_->domain.mrope_layouts;
+          if (ls.empty() || std::find(ls.begin(), ls.end(), l) != ls.end())
+            subjects_.push_back(mrope_subject(state_, verifier::storage(fn), l));
+        }
+        break;
+      case Fn::RopeCachedF32:
+      case Fn::RopeCachedBf16:
+      case Fn::RopeCachedF16:
+        subjects_.push_back(rope_cached_subject(state_, verifier::storage(fn)));
+        break;
+      case Fn::RopeCacheF32:
+      case Fn::RopeCacheBf16:
+      case Fn::RopeCacheF16:
+        // Measured through the cached rotation of its storage type (it builds that subject's cache).
+        if (!state_->exports(verifier::fn_of(verifier::Family::RopeCached, verifier::storage(fn))))
+          not_measured_.push_back(std::string(verifier::symbol(fn)));
         break;
       default: not_measured_.push_back(std::string(verifier::symbol(fn))); break;
     }

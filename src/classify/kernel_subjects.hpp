@@ -7,10 +7,15 @@
 // executor (a fork server loads the library once; kernel code never runs in pecheck's process):
 //   RoPE (pec_rope_f32):      s(m, n) = <y_q, y_k>, y the kernel's rotations of q at m and k at n
 //                             (one call, two tokens), q, k random float32 head vectors;
+//   RoPE q+k, cached (v2):    s(m, n) = <q_out(token 0), k_out(token 1)> from one call of
+//                             pec_rope_qk_* / pec_rope_cached_* (the cache from the library's own
+//                             pec_rope_cache_* when exported, else pecheck's correctly rounded one);
+//   M-RoPE (pec_mrope_*):     the same score at (t, h, w) triples, one subject per M-RoPE layout,
+//                             shifted by a vector (CLASSIFY-5) with one axis-free run per axis;
 //   ALiBi, T5 (biases):       s(m, n) = c + bias(q_pos = m, k_pos = n) with a content term c;
 //   sinusoidal, learned:      s(m, n) = <Wq (xq + P[m]), Wk (xk + P[n])> with P the kernel's rows.
-// Tolerances are the float32 contracts of verify (spec/contracts.md): a RoPE kernel within its
-// accuracy class is never called position-dependent because of its rounding.
+// Tolerances are the contracts of verify (spec/contracts.md) for the function's storage type: a
+// RoPE kernel within its accuracy class is never called position-dependent because of its rounding.
 #pragma once
 
 #include <cstdint>
