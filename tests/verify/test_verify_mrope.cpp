@@ -127,8 +127,11 @@ TEST(VerifyMrope, WrongAxisForASectionFailsTheOracleWithAWitness) {
   const auto r = run_m(QkBug::MropeWrongAxis, vt::options({"mrope.oracle", "mrope.bf16.oracle", "mrope.shift"}));
   const auto& ce = fail_of(r, "mrope.oracle", "ABI-MROPE-2");
   EXPECT_TRUE(has_note(ce, "rotated by the wrong axis")) << ce.message;
-  for (const auto& a : ce.args)
-    if (a.name == "n_tokens") EXPECT_EQ(std::get<std::int64_t>(a.value), 1);
+  for (const auto& a : ce.args) {
+    if (a.name == "n_tokens") {
+      EXPECT_EQ(std::get<std::int64_t>(a.value), 1);
+    }
+  }
   fail_of(r, "mrope.bf16.oracle", "ABI-MROPE-2");
   // Still a function of the offset vector (each pair reads one axis consistently): no shift failure.
   EXPECT_EQ(vt::check(r, "mrope.shift").status, CheckStatus::Pass);
