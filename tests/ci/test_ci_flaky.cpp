@@ -11,9 +11,8 @@
 // default run of the same seed generates; 200 seeds at 10% cover as many distinct cases as 20
 // full default runs. The replayed regression vectors are included.
 //
-// pecheck_simd exports the 27 functions of ABI version 2 (294 checks under --strict on the 24
-// that pecheck verify checks so far, pec_mrope_* having no checks yet; about 10 times the
-// version 1 run, about 14 s a seed under ASan): every function runs on every
+// pecheck_simd exports the 27 functions of ABI version 2 (357 checks under --strict, M-RoPE
+// included; about 12 times the version 1 run, about 17 s a seed under ASan): every function runs on every
 // kAllFunctionsEvery-th seed of the sweep (20 of the 200, two in each block, so no block runs
 // past its time limit under the sanitizers), the version 1 float32 functions on all 200 (the
 // others are then not selected, and only they may be skipped).
