@@ -306,6 +306,63 @@ void BM_RopeCached(benchmark::State& st) {
   st.SetLabel(std::string(qk ? "qk " : "cached ") + pecheck_simd_path());
 }
 
+// M-RoPE (pec_mrope_f32) on the tensors of BM_RopeCached (q 32 heads, k 8, head_dim 128,
+// theta 1e6), against memcpy of the same bytes and pec_rope_qk_f32 in the same run.
+// args: mrope (0 sectioned [16, 24, 24], 1 interleaved [24, 20, 20]), rows (0 text: t = h = w,
+// 1 image grids: a 1 x 32 x 32 grid of patches after every 64 text tokens, the rows differ),
+// fn (0 pec_mrope_f32, 1 pec_rope_qk_f32 at the t row)
+void BM_Mrope(benchmark::State& st) {
+  Tensors& t = tensors(st.range(0));
+  KeyTensors& k = key_tensors(st.range(0));
+  const bool inter = st.range(1) == 1, image = st.range(2) == 1, qk = st.range(3) == 1;
+  const std::int64_t T = t.tokens;
+  std::vector<std::int64_t> pos(static_cast<std::size_t>(3 * T));
+  std::int64_t s = 0;
+  for (std::int64_t i = 0; i < T;) {  // text, then an image grid at (s, s + h, s + w), ...
+    for (int j = 0; j < 64 && i < T; ++j, ++i, ++s) pos[i] = pos[T + i] = pos[2 * T + i] = s;
+    if (!image) continue;
+    for (std::int64_t h = 0; h < 32 && i < T; ++h)
+      for (std::int64_t w = 0; w < 32 && i < T; ++w, ++i)
+        pos[i] = s, pos[T + i] = s + h, pos[2 * T + i] = s + w;
+    s += 32;
+  }
+  const pec_strides sq{kHeads * kDim, kDim}, sk{kKvHeads * kDim, kDim};
+  pec_mrope_args a{};
+  a.n_tokens = T, a.n_q_heads = kHeads, a.n_kv_heads = kKvHeads, a.head_dim = kDim, a.rotary_dim = kDim;
+  a.layout = PEC_ROPE_NEOX;
+  a.mrope_layout = inter ? PEC_MROPE_INTERLEAVED : PEC_MROPE_SECTIONED;
+  a.mrope_section[0] = inter ? 24 : 16, a.mrope_section[1] = inter ? 20 : 24, a.mrope_section[2] = inter ? 20 : 24;
+  a.theta_base = 1e6, a.position_scale = 1.0, a.attn_factor = 1.0;
+  a.positions = pos.data();
+  a.q = a.q_out = sq, a.k = a.k_out = sk;
+  const pec_rope_qk_args qa{T, kHeads, kKvHeads, kDim, kDim, PEC_ROPE_NEOX, 1e6, 1.0, 1.0, pos.data(), nullptr,
+                            sq, sk, sq, sk};
+  double t_copy = 0, t_kernel = 0;
+  for (auto _ : st) {
+    const auto c0 = std::chrono::steady_clock::now();
+    std::memcpy(t.y, t.x, t.bytes);
+    std::memcpy(k.k_out, k.k, k.bytes);
+    benchmark::ClobberMemory();
+    t_copy += seconds_since(c0);
+    const auto v0 = std::chrono::steady_clock::now();
+    const bool ok = (qk ? pec_rope_qk_f32(&qa, t.x, k.k, t.y, k.k_out) : pec_mrope_f32(&a, t.x, k.k, t.y, k.k_out)) == 0;
+    benchmark::ClobberMemory();
+    const double d = seconds_since(v0);
+    t_kernel += d;
+    st.SetIterationTime(d);
+    if (!ok) {
+      st.SkipWithError("the kernel rejected the call");
+      return;
+    }
+  }
+  const double moved = 2.0 * static_cast<double>(t.bytes + k.bytes) * static_cast<double>(st.iterations());
+  st.SetBytesProcessed(static_cast<std::int64_t>(moved));
+  st.counters["memcpy_GB/s"] = moved / t_copy / 1e9;
+  st.counters["GB/s"] = moved / t_kernel / 1e9;
+  st.counters["ratio"] = t_copy / t_kernel;
+  st.SetLabel(std::string(qk ? "rope_qk " : "mrope ") + (image ? "image " : "text ") + pecheck_simd_path());
+}
+
 // The cos/sin part alone: one head of rotary_dim lanes per token, so the angle, its reduction
 // and the polynomials dominate. args: path
 void BM_RopeSinCosOnly(benchmark::State& st) {
@@ -385,6 +442,10 @@ BENCHMARK(BM_RopeStream)
 BENCHMARK(BM_RopeCached)
     ->ArgNames({"tokens", "layout", "rot", "fn"})
     ->ArgsProduct({{8192}, {PEC_ROPE_NEOX, PEC_ROPE_GPTJ}, {128, 64}, {0, 1}})
+    ->UseManualTime();
+BENCHMARK(BM_Mrope)
+    ->ArgNames({"tokens", "interleaved", "image", "qk"})
+    ->ArgsProduct({{8192}, {0, 1}, {0, 1}, {0, 1}})
     ->UseManualTime();
 BENCHMARK(BM_RopeSinCosOnly)->ArgName("path")->DenseRange(0, 2)->UseRealTime();
 BENCHMARK(BM_LoadAverage)->Iterations(1);
