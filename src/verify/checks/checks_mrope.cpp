@@ -76,12 +76,9 @@ std::optional<Failure> eval_oracle(Ctx& ctx, Fn fn, const MropeCase& c) {
   const Budget& chosen = rows[acc.chosen_index()];
   const std::int64_t R = c.rotary_dim, D = c.head_dim, half = R / 2;
   const std::vector<double> f = freqs(c, R), lf = log_freqs(f);
-  const Format sf = fmt(c.storage);
-  double worst_units = 0, worst_ulps = 0;
-  std::optional<report::WorstElement> worst;
+  OracleGrader g(ctx, rows, fmt(c.storage));
   int worst_axis = 0;
   std::int64_t worst_pair = 0;
-  std::vector<double> units(rows.size());
   for (int which = 0; which < 2; ++which) {
     const std::vector<float>& x = which == 0 ? c.q : c.k;
     const std::int64_t H = which == 0 ? c.n_q_heads : c.n_kv_heads;
@@ -103,44 +100,19 @@ std::optional<Failure> eval_oracle(Ctx& ctx, Fn fn, const MropeCase& c) {
           in.index = static_cast<double>(i);
           in.log_freq = lf[static_cast<std::size_t>(i)];
           for (std::int64_t idx : {ia, ib}) {
-            const double actual = out.values[static_cast<std::size_t>(idx)];
-            const double e = ex[static_cast<std::size_t>(idx)];
-            const double rounded = oracle::round_to(e, sf);
-            in.result = std::fabs(e);
-            double err = std::fabs(actual - e);
-            if (std::isinf(actual) && actual == rounded) err = 0;  // the same overflow (PREC-BAD-3)
-            for (std::size_t k = 0; k < rows.size(); ++k) units[k] = rows[k].units(err, in);
-            const double ulps = oracle::ulp_error(actual, e, 0.0, sf);
-            const double sulps = scale_ulps(actual, e, in.magnitude);
-            ctx.observe(pos, sulps, units[acc.chosen_index()]);
-            if (ctx.record) ctx.acc.observe(pos, sulps, units);
-            const double u = units[acc.chosen_index()];
-            if (u > worst_units || (std::isnan(u) && !worst)) {
-              worst_units = std::isnan(u) ? INFINITY : u;
-              worst_ulps = ulps;
-              report::WorstElement w = element(out.name, t, h, idx - base, H, D, pos);
-              w.expected = rounded;
-              w.actual = actual;
-              w.abs_error = err;
-              w.ulps = ulps;
-              w.contract_units = worst_units;
-              worst = w;
-              worst_axis = ax;
-              worst_pair = i;
-            }
+            bool now_worst = false;
+            g.grade(out, idx, ex[static_cast<std::size_t>(idx)], in, pos,
+                    [&] { return element(out.name, t, h, idx - base, H, D, pos); }, &now_worst);
+            if (now_worst) worst_axis = ax, worst_pair = i;
           }
         }
       }
     }
   }
+  g.record_worst(c);
+  const std::optional<report::WorstElement>& worst = g.worst;
+  const double worst_units = g.worst_units, worst_ulps = g.worst_ulps;
   if (!worst) return std::nullopt;
-  if (ctx.record && ctx.acc.is_new_worst(worst_units)) {
-    report::WorstCase wc;
-    wc.element = *worst;
-    wc.case_index = ctx.case_index;
-    describe(c, wc.args, wc.inputs);
-    ctx.acc.set_worst(worst_units, std::move(wc));
-  }
   if (!(worst_units > 1)) return std::nullopt;
   Failure fl;
   fl.clause = "ABI-MROPE-2";

@@ -121,6 +121,69 @@ inline report::WorstElement element(const std::string& out, std::int64_t t, std:
   return w;
 }
 
+// ---- grading the elements of an oracle check --------------------------------------------------
+
+// Grades output elements against exact values in every class row of the accuracy track (the
+// chosen one decides), feeds the track and keeps the worst element. Shared by the oracle checks
+// of the query+key, cached and M-RoPE forms.
+struct OracleGrader {
+  OracleGrader(Ctx& c, const std::vector<Budget>& r, Format f)
+      : ctx(c), rows(r), sf(f), units(r.size()) {}
+  Ctx& ctx;
+  const std::vector<Budget>& rows;
+  Format sf;
+  std::vector<double> units;
+  double worst_units = 0, worst_ulps = 0;
+  std::optional<report::WorstElement> worst;
+  bool nan_seen = false;
+
+  // Element `idx` of `out` with exact value `e`, budget inputs `in` (its result set here), at
+  // position `pos`; `where()` gives the element's place for a new worst. Returns the absolute
+  // error; `became_worst` says whether it is the new worst.
+  template <class Where>
+  double grade(const OutRead& out, std::int64_t idx, double e, oracle::BudgetInputs& in,
+               std::int64_t pos, Where where, bool* became_worst = nullptr) {
+    const std::size_t chosen = ctx.acc.chosen_index();
+    const double actual = out.values[static_cast<std::size_t>(idx)];
+    const double rounded = oracle::round_to(e, sf);
+    in.result = std::fabs(e);
+    double err = std::fabs(actual - e);
+    if (std::isinf(actual) && actual == rounded) err = 0;  // the same overflow (PREC-BAD-3)
+    if (std::isnan(actual)) nan_seen = true;
+    for (std::size_t k = 0; k < rows.size(); ++k) units[k] = rows[k].units(err, in);
+    const double ulps = oracle::ulp_error(actual, e, 0.0, sf);
+    const double sulps = scale_ulps(actual, e, in.magnitude);
+    ctx.observe(pos, sulps, units[chosen]);
+    if (ctx.record) ctx.acc.observe(pos, sulps, units);
+    const double u = units[chosen];
+    const bool w_new = u > worst_units || (std::isnan(u) && !worst);
+    if (w_new) {
+      worst_units = std::isnan(u) ? INFINITY : u;
+      worst_ulps = ulps;
+      report::WorstElement w = where();
+      w.expected = rounded;
+      w.actual = actual;
+      w.abs_error = err;
+      w.ulps = ulps;
+      w.contract_units = worst_units;
+      worst = w;
+    }
+    if (became_worst) *became_worst = w_new;
+    return err;
+  }
+
+  // After the last element: the worst case into the accuracy track (with its arguments).
+  template <class Case>
+  void record_worst(const Case& c) {
+    if (!worst || !ctx.record || !ctx.acc.is_new_worst(worst_units)) return;
+    report::WorstCase wc;
+    wc.element = *worst;
+    wc.case_index = ctx.case_index;
+    describe(c, wc.args, wc.inputs);
+    ctx.acc.set_worst(worst_units, std::move(wc));
+  }
+};
+
 // ---- views, bounds, completeness, determinism
 // ------------------------------------------------------
 

@@ -110,11 +110,7 @@ std::optional<Failure> eval_oracle(Ctx& ctx, Fn fn, const Case& c) {
   const std::int64_t R = c.rotary_dim, D = c.head_dim, half = R / 2;
   std::vector<double> f, lf;
   if constexpr (!cached) f = freqs(c, R), lf = log_freqs(f);
-  const Format sf = fmt(c.storage);
-  double worst_units = 0, worst_ulps = 0;
-  std::optional<report::WorstElement> worst;
-  std::vector<double> units(rows.size());
-  bool nan_seen = false;
+  OracleGrader g(ctx, rows, fmt(c.storage));
   for (int which = 0; which < 2; ++which) {
     const std::vector<float>& x = which == 0 ? c.q : c.k;
     const std::int64_t H = which == 0 ? c.n_q_heads : c.n_kv_heads;
@@ -132,11 +128,9 @@ std::optional<Failure> eval_oracle(Ctx& ctx, Fn fn, const Case& c) {
         for (std::int64_t i = 0; i < half; ++i) {
           const std::int64_t ia = base + lane_a(c.layout, R, i), ib = base + lane_b(c.layout, R, i);
           oracle::BudgetInputs in;
-          double theta = 0;
-          if constexpr (cached) {
-            in.magnitude = mag[static_cast<std::size_t>(ia)];
-          } else {
-            theta = static_cast<double>(pos) * c.position_scale * f[static_cast<std::size_t>(i)];
+          if constexpr (!cached) {
+            const double theta =
+                static_cast<double>(pos) * c.position_scale * f[static_cast<std::size_t>(i)];
             in.magnitude = c.attn_factor * (std::fabs(x[static_cast<std::size_t>(ia)]) +
                                             std::fabs(x[static_cast<std::size_t>(ib)]));
             in.angle = std::fabs(theta);
@@ -144,53 +138,25 @@ std::optional<Failure> eval_oracle(Ctx& ctx, Fn fn, const Case& c) {
             in.log_freq = lf[static_cast<std::size_t>(i)];
           }
           for (std::int64_t idx : {ia, ib}) {
-            const double actual = out.values[static_cast<std::size_t>(idx)];
-            const double e = ex[static_cast<std::size_t>(idx)];
-            const double rounded = oracle::round_to(e, sf);
-            in.result = std::fabs(e);
             if constexpr (cached) in.magnitude = mag[static_cast<std::size_t>(idx)];
-            double err = std::fabs(actual - e);
-            if (std::isinf(actual) && actual == rounded) err = 0;  // the same overflow (PREC-BAD-3)
-            if (std::isnan(actual)) nan_seen = true;
-            for (std::size_t k = 0; k < rows.size(); ++k) units[k] = rows[k].units(err, in);
-            const double ulps = oracle::ulp_error(actual, e, 0.0, sf);
-            const double sulps = scale_ulps(actual, e, in.magnitude);
-            ctx.observe(pos, sulps, units[acc.chosen_index()]);
-            if (ctx.record) {
-              ctx.acc.observe(pos, sulps, units);
-              if constexpr (!cached) {
-                const double step = c.position_scale * f[0];
-                const double m = in.magnitude;
-                if (i == 0 && m > 0 && step > 0)
-                  ctx.acc.observe_position_error(pos, err / m / step);
-              }
-            }
-            const double u = units[acc.chosen_index()];
-            if (u > worst_units || (std::isnan(u) && !worst)) {
-              worst_units = std::isnan(u) ? INFINITY : u;
-              worst_ulps = ulps;
-              const std::int64_t l = (idx - base);
-              report::WorstElement w = element(out.name, t, h, l, H, D, pos);
-              w.expected = rounded;
-              w.actual = actual;
-              w.abs_error = err;
-              w.ulps = ulps;
-              w.contract_units = worst_units;
-              worst = w;
+            const double err =
+                g.grade(out, idx, ex[static_cast<std::size_t>(idx)], in, pos,
+                        [&] { return element(out.name, t, h, idx - base, H, D, pos); });
+            if constexpr (!cached) {  // the position-error profile, from the first pair
+              const double step = c.position_scale * f[0];
+              if (ctx.record && i == 0 && in.magnitude > 0 && step > 0)
+                ctx.acc.observe_position_error(pos, err / in.magnitude / step);
             }
           }
         }
       }
     }
   }
+  g.record_worst(c);
+  const std::optional<report::WorstElement>& worst = g.worst;
+  const double worst_units = g.worst_units, worst_ulps = g.worst_ulps;
+  const bool nan_seen = g.nan_seen;
   if (!worst) return std::nullopt;
-  if (ctx.record && ctx.acc.is_new_worst(worst_units)) {
-    report::WorstCase wc;
-    wc.element = *worst;
-    wc.case_index = ctx.case_index;
-    describe(c, wc.args, wc.inputs);
-    ctx.acc.set_worst(worst_units, std::move(wc));
-  }
   if (!(worst_units > 1)) return std::nullopt;
   Failure fl;
   fl.clause = cached ? "ABI-CACHE-2" : "ABI-QK-2";
