@@ -508,6 +508,38 @@ double group_score_shift(Ctx& ctx, const Case& c, const ViewRunResult& r0, const
   return worst_units;
 }
 
+// The generic checks of the query+key forms: no write into a view's gaps (ABI-VIEW-2), none
+// outside the buffers or into the inputs (ABI-GEN-4), every output element written (ABI-GEN-5),
+// the same bits twice (ABI-GEN-6).
+template <class Case>
+void add_memory_checks(std::vector<AnyCheck>& out, Fn fn,
+                       const std::function<Case(Rng&, const GenParams&)>& gen) {
+  const std::string p = check_prefix(fn);
+  const auto bind = [fn](auto f) {
+    return [fn, f](Ctx& ctx, const Case& c) { return f(ctx, fn, c); };
+  };
+  out.push_back(make_check<Case>(
+      {p + ".gaps", "ABI-VIEW-2",
+       "no write into the gaps between the heads and rows of any view (inputs and outputs)", fn, 60,
+       gen, bind(eval_gaps<Case>)}));
+  out.push_back(make_check<Case>(
+      {p + ".bounds", "ABI-GEN-4",
+       "no write before or after any buffer (canary guard zones) and none into the inputs", fn, 60,
+       gen, bind(eval_bounds<Case>)}));
+  out.push_back(make_check<Case>(
+      {p + ".written", "ABI-GEN-5",
+       "every element of q_out and k_out is written (poisoned with a NaN payload first)", fn, 50,
+       [gen](Rng& r, const GenParams& gp) {
+         Case c = gen(r, gp);
+         c.q_in_place = c.k_in_place = false;
+         return c;
+       },
+       bind(eval_written<Case>)}));
+  out.push_back(make_check<Case>({p + ".determinism", "ABI-GEN-6",
+                                  "the same call twice gives the same bits", fn, 30, gen,
+                                  bind(eval_determinism<Case>)}));
+}
+
 // Rejections (ABI-GEN-8): one check per requirement of the scheme.
 template <class Case>
 void add_reject_checks(std::vector<AnyCheck>& out, Fn fn, const std::string& domain_clause,

@@ -313,26 +313,7 @@ void add_view_family(std::vector<AnyCheck>& out, Fn fn,
                                     return c;
                                   },
                                   bind(eval_shift<Case>)}));
-  out.push_back(make_check<Case>(
-      {p + ".gaps", "ABI-VIEW-2",
-       "no write into the gaps between the heads and rows of any view (inputs and outputs)", fn, 60,
-       gen, bind(eval_gaps<Case>)}));
-  out.push_back(make_check<Case>(
-      {p + ".bounds", "ABI-GEN-4",
-       "no write before or after any buffer (canary guard zones) and none into the inputs", fn, 60,
-       gen, bind(eval_bounds<Case>)}));
-  out.push_back(make_check<Case>(
-      {p + ".written", "ABI-GEN-5",
-       "every element of q_out and k_out is written (poisoned with a NaN payload first)", fn, 50,
-       [gen](Rng& r, const GenParams& gp) {
-         Case c = gen(r, gp);
-         c.q_in_place = c.k_in_place = false;
-         return c;
-       },
-       bind(eval_written<Case>)}));
-  out.push_back(
-      make_check<Case>({p + ".determinism", "ABI-GEN-6", "the same call twice gives the same bits",
-                        fn, 30, gen, bind(eval_determinism<Case>)}));
+  add_memory_checks<Case>(out, fn, gen);  // gaps, bounds, written, determinism
   add_reject_checks<Case>(out, fn, cached ? "ABI-CACHE-1" : "ABI-QK-1", gen_invalid);
   out.push_back(make_batch_check<Case>(fn, gen, token_hooks<Case>(fn)));
 }
