@@ -275,6 +275,24 @@ QkViews lay_out(Arena& a, const QkShape& c, const ViewRunMode& m) {
   return v;
 }
 
+// The shape fields and the four views' strides, common to the query+key argument structs.
+template <class A>
+void set_shape(A& args, const QkShape& c) {
+  args.n_tokens = c.n_tokens;
+  args.n_q_heads = c.n_q_heads;
+  args.n_kv_heads = c.n_kv_heads;
+  args.head_dim = c.head_dim;
+  args.rotary_dim = c.rotary_dim;
+  args.layout = c.layout;
+}
+template <class A>
+void set_views(A& args, const QkViews& v) {
+  args.q = v.q.s;
+  args.k = v.k.s;
+  args.q_out = v.q_in_place ? v.q.s : v.qo.s;
+  args.k_out = v.k_in_place ? v.k.s : v.ko.s;
+}
+
 ViewRunResult finish(Executor& ex, Fn fn, const QkShape& c, QkViews& v, const void* args,
                      const Watch& w, const ViewRunMode& m,
                      const std::vector<const Buf*>& extra_inputs) {
@@ -344,12 +362,7 @@ ViewRunResult run_view_case(Executor& ex, Fn fn, const RopeQkCase& c, const View
   Watch w;
   auto* slot = w.reserve_args<pec_rope_qk_args>(a);
   pec_rope_qk_args args{};
-  args.n_tokens = c.n_tokens;
-  args.n_q_heads = c.n_q_heads;
-  args.n_kv_heads = c.n_kv_heads;
-  args.head_dim = c.head_dim;
-  args.rotary_dim = c.rotary_dim;
-  args.layout = c.layout;
+  set_shape(args, c);
   args.theta_base = c.theta_base;
   args.position_scale = c.position_scale;
   args.attn_factor = c.attn_factor;
@@ -358,10 +371,7 @@ ViewRunResult run_view_case(Executor& ex, Fn fn, const RopeQkCase& c, const View
                        : w.put(a, "positions", shifted_positions(c.positions, m.shift));
   args.inv_freq = c.has_inv_freq ? w.put(a, "inv_freq", c.inv_freq) : nullptr;
   QkViews v = lay_out(a, c, m);
-  args.q = v.q.s;
-  args.k = v.k.s;
-  args.q_out = v.q_in_place ? v.q.s : v.qo.s;
-  args.k_out = v.k_in_place ? v.k.s : v.ko.s;
+  set_views(args, v);
   const auto* ap = w.put_args(slot, args);
   return finish(ex, fn, c, v, ap, w, m, {});
 }
@@ -372,12 +382,7 @@ ViewRunResult run_view_case(Executor& ex, Fn fn, const RopeCachedCase& c, const 
   Watch w;
   auto* slot = w.reserve_args<pec_rope_cached_args>(a);
   pec_rope_cached_args args{};
-  args.n_tokens = c.n_tokens;
-  args.n_q_heads = c.n_q_heads;
-  args.n_kv_heads = c.n_kv_heads;
-  args.head_dim = c.head_dim;
-  args.rotary_dim = c.rotary_dim;
-  args.layout = c.layout;
+  set_shape(args, c);
   args.cache_dtype = c.cache_dtype;
   args.cache_positions = c.cache_positions;
   args.positions = c.null_field == "positions"
@@ -403,10 +408,7 @@ ViewRunResult run_view_case(Executor& ex, Fn fn, const RopeCachedCase& c, const 
   cache.snapshot();
   args.cos_sin_cache = c.null_field == "cos_sin_cache" ? nullptr : cache.data;
   QkViews v = lay_out(a, c, m);
-  args.q = v.q.s;
-  args.k = v.k.s;
-  args.q_out = v.q_in_place ? v.q.s : v.qo.s;
-  args.k_out = v.k_in_place ? v.k.s : v.ko.s;
+  set_views(args, v);
   const auto* ap = w.put_args(slot, args);
   return finish(ex, fn, c, v, ap, w, m, {&cache});
 }
@@ -417,12 +419,7 @@ ViewRunResult run_view_case(Executor& ex, Fn fn, const MropeCase& c, const ViewR
   Watch w;
   auto* slot = w.reserve_args<pec_mrope_args>(a);
   pec_mrope_args args{};
-  args.n_tokens = c.n_tokens;
-  args.n_q_heads = c.n_q_heads;
-  args.n_kv_heads = c.n_kv_heads;
-  args.head_dim = c.head_dim;
-  args.rotary_dim = c.rotary_dim;
-  args.layout = c.layout;
+  set_shape(args, c);
   args.mrope_layout = c.mrope_layout;
   for (int ax = 0; ax < 3; ++ax) args.mrope_section[ax] = c.section[ax];
   args.theta_base = c.theta_base;
@@ -440,10 +437,7 @@ ViewRunResult run_view_case(Executor& ex, Fn fn, const MropeCase& c, const ViewR
   }
   args.inv_freq = c.has_inv_freq ? w.put(a, "inv_freq", c.inv_freq) : nullptr;
   QkViews v = lay_out(a, c, m);
-  args.q = v.q.s;
-  args.k = v.k.s;
-  args.q_out = v.q_in_place ? v.q.s : v.qo.s;
-  args.k_out = v.k_in_place ? v.k.s : v.ko.s;
+  set_views(args, v);
   const auto* ap = w.put_args(slot, args);
   return finish(ex, fn, c, v, ap, w, m, {});
 }
