@@ -14,6 +14,7 @@
 #include "core/error.hpp"
 #include "oracle/oracle.hpp"
 #include "verify/checks/checks_qk_impl.hpp"
+#include "verify/checks/checks_qk_shift.hpp"
 
 namespace pecheck::verifier {
 

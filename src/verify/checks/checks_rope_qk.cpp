@@ -16,6 +16,7 @@
 #include "oracle/oracle.hpp"
 #include "verify/checks/check_batch.hpp"
 #include "verify/checks/checks_qk_impl.hpp"
+#include "verify/checks/checks_qk_shift.hpp"
 #include "verify/corpus/corpus.hpp"
 
 namespace pecheck::verifier {
