@@ -86,6 +86,7 @@ TEST_P(DefaultRunNeverFails, OnACorrectKernel) {
     pecheck::VerifyOptions o;
     o.seed = static_cast<std::uint64_t>(s);
     o.case_scale = 0.1;
+    o.budget_seconds = 0;  // no wall-clock cap: the verdict must not depend on the load
     o.strict = true;  // both kernels check every argument: both rejection tiers run
     const bool v1_only = s % kAllFunctionsEvery != 0;
     if (v1_only) o.only = v1_checks();
@@ -127,6 +128,7 @@ TEST(SweepPower, FlagsASeedSensitiveKernel) {
     pecheck::VerifyOptions o;
     o.seed = static_cast<std::uint64_t>(s);
     o.case_scale = 0.1;
+    o.budget_seconds = 0;
     o.strict = true;
     const pecheck::VerifyResult r = pecheck::verify_library(lib, o);
     if (r.passed()) {
