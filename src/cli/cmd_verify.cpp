@@ -1,6 +1,6 @@
 // pecheck verify: checks a kernel plug-in library against spec/abi.md.
 //
-//   pecheck verify --kernel PATH.so [--report DIR] [--junit FILE] [--seed N]
+//   pecheck verify --kernel PATH.so | --python MODULE:OBJECT (docs/python.md) [--report DIR] [--junit FILE] [--seed N]
 //                  [--budget-seconds S] [--max-position N] [--contract logits|softmax]
 //                  [--only CHECK]... [--format text|json] [--jobs N]
 //
