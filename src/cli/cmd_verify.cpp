@@ -1,13 +1,16 @@
 // pecheck verify: checks a kernel plug-in library against spec/abi.md.
 //
-//   pecheck verify --kernel PATH.so [--report DIR] [--junit FILE] [--seed N]
+//   pecheck verify --kernel PATH.so | --python MODULE:OBJECT (docs/python.md) [--report DIR] [--junit FILE] [--seed N]
 //                  [--budget-seconds S] [--max-position N] [--contract logits|softmax]
 //                  [--only CHECK]... [--format text|json] [--jobs N]
 //
 // Exit status: 0 every check passed, 1 a counterexample was found (or a check could not
 // decide, or the time cap cut one short: incomplete), 2 bad usage or a library that cannot be
 // loaded, 3 a report could not be written.
+#include <limits.h>
 #include <unistd.h>
+
+#include <cstdlib>
 
 #include <cstdio>
 #include <memory>
@@ -28,6 +31,7 @@ namespace {
 
 struct VerifyArgs {
   std::string kernel;
+  std::string python;  // --python MODULE:OBJECT (docs/python.md)
   std::string report_dir;
   std::string junit;
   std::uint64_t seed = 0;
@@ -36,7 +40,7 @@ struct VerifyArgs {
   std::string contract = "logits";
   std::vector<std::string> only;
   std::string format = "text";
-  double call_timeout = VerifyOptions{}.call_timeout_seconds;
+  double call_timeout = 0;  // 0: VerifyOptions' default, kPythonCallTimeout with --python
   int jobs = VerifyOptions{}.jobs;
   std::string corpus;      // CI gate (README "CI gate"): failure corpus,
   std::string shard;       // I/N split,
@@ -47,16 +51,36 @@ struct VerifyArgs {
   std::string domain;
 };
 
+// The Python kernel provider (src/python): $PECHECK_PYTHON_PROVIDER, else
+// python/pecheck/libpecheck_python.so next to this executable (the build tree's layout).
+std::string python_provider() {
+  if (const char* env = std::getenv("PECHECK_PYTHON_PROVIDER"); env && *env) return env;
+  char exe[PATH_MAX] = {};
+  const ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  std::string dir = n > 0 ? std::string(exe, static_cast<std::size_t>(n)) : std::string();
+  dir = dir.substr(0, dir.find_last_of('/') + 1);
+  const std::string path = dir + "python/pecheck/libpecheck_python.so";
+  if (access(path.c_str(), R_OK) != 0) {
+    throw UsageError("--python: this pecheck has no Python kernel provider (" + path +
+                     " is missing: configure found no python3-dev/pybind11-dev/python3-numpy; see docs/python.md)");
+  }
+  return path;
+}
+
 int run_verify(const VerifyArgs& a) {
+  if (a.kernel.empty() == a.python.empty()) throw UsageError("verify: give exactly one of --kernel LIB.so and --python MODULE:OBJECT");
   VerifyOptions o;
   o.seed = a.seed;
   o.budget_seconds = a.budget_seconds;
   o.max_position = a.max_position;
   o.contract = a.contract;
   o.only = a.only;
-  o.call_timeout_seconds = a.call_timeout;
+  // A Python call pays the interpreter and (on a worker's first call) torch's lazy start-up.
+  constexpr double kPythonCallTimeout = 5.0;
+  o.call_timeout_seconds = a.call_timeout > 0 ? a.call_timeout : a.python.empty() ? o.call_timeout_seconds : kPythonCallTimeout;
   o.jobs = a.jobs;
-  o.kernel_label = a.kernel;
+  o.kernel_label = a.python.empty() ? a.kernel : a.python;
+  if (!a.python.empty()) o.kernel_flag = "--python";
   o.corpus_dir = a.corpus;
   o.regressions = !a.no_regressions;
   for (const auto& spec : a.accuracy) {
@@ -78,7 +102,7 @@ int run_verify(const VerifyArgs& a) {
       std::fflush(stderr);
     };
   }
-  const VerifyResult r = verify_library(a.kernel, o);
+  const VerifyResult r = a.python.empty() ? verify_library(a.kernel, o) : verify_provider(python_provider(), a.python, o);
   {
     DeferSignals complete_files_only;  // Ctrl-C waits for the files (README "CI gate")
     if (!a.report_dir.empty()) report::write_report_dir(a.report_dir, r);
@@ -104,7 +128,10 @@ void register_verify(CLI::App& app, Runner& run) {
       "rejections, bounds, completeness, determinism; crashes and hangs isolated in a worker process.\n"
       "Exit status: 0 all checks pass, 1 counterexample or a check undecided or incomplete, 2 usage or load error, "
       "3 report not written.");
-  sub->add_option("--kernel", args->kernel, "plug-in shared library (.so)")->required();
+  sub->add_option("--kernel", args->kernel, "plug-in shared library (.so)");
+  sub->add_option("--python", args->python,
+                  "a Python kernel instead: MODULE:OBJECT (a module name or a .py file; OBJECT, default the module, "
+                  "has callables named after the pec_* functions without the prefix; docs/python.md)");
   sub->add_option("--report", args->report_dir, "write DIR/report.json, report.md, report.html");
   sub->add_option("--junit", args->junit, "write JUnit XML to FILE");
   sub->add_option("--seed", args->seed, "seed of the case generators (same seed, same result)")
@@ -119,7 +146,7 @@ void register_verify(CLI::App& app, Runner& run) {
                   "run only CHECK (a name like rope.oracle or rope.bf16.oracle, a scheme like rope, or a family like "
                   ".reject; naming .batch runs the batch-invariance checks without --strict)");
   sub->add_option("--format", args->format, "stdout format: text or json")->check(CLI::IsMember({"text", "json"}));
-  sub->add_option("--call-timeout", args->call_timeout, "seconds one kernel call may take before it counts as a hang")
+  sub->add_option("--call-timeout", args->call_timeout, "seconds one kernel call may take before it counts as a hang (default 1; 5 with --python)")
       ->check(CLI::PositiveNumber);
   sub->add_option("--jobs", args->jobs,
                   "parallel lanes sharing the one loaded library, each running one function's checks at a time "

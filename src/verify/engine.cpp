@@ -115,7 +115,9 @@ struct KnownBad {
   bool hang = false;
 };
 
-bool is_call_failure(const std::string& kind) { return kind == "hang" || kind == "crash" || kind == "exit"; }
+bool is_call_failure(const std::string& kind) {
+  return kind == "hang" || kind == "crash" || kind == "exit" || kind == "exception";
+}
 
 std::optional<report::CheckResult> reuse_known(const AnyCheck& c, Ctx& ctx, const KnownBad& k) {
   report::CheckResult r = blank(c);
@@ -517,23 +519,47 @@ VerifyResult verify(const KernelTable& table, const VerifyOptions& options) {
   return run(ex, info, options, t0);
 }
 
+namespace {
+
+VerifyResult verify_loaded(Executor& ex, const std::string& what, const VerifyOptions& options, double t0) {
+  const LibraryInfo info = ex.probe();
+  if (info.mask == 0) {
+    throw UsageError(what + " exports no pec_* function (ABI-GEN-1; see spec/pecheck_kernel.h)");
+  }
+  // Version 2 is a superset of version 1 (spec/abi.md ABI-GEN-1): both are accepted.
+  if (info.has_abi_version && (info.abi_version < 1 || info.abi_version > PEC_ABI_VERSION)) {
+    throw UsageError(what + " reports ABI version " + std::to_string(info.abi_version) +
+                     "; this pecheck speaks versions 1 to " + std::to_string(PEC_ABI_VERSION));
+  }
+  return run(ex, info, options, t0);
+}
+
+}  // namespace
+
 VerifyResult verify_library(const std::string& path, const VerifyOptions& options) {
   const double t0 = now_seconds();
   validate(options);
   check_library_file(path);
   Executor ex(path, config(options));
-  const LibraryInfo info = ex.probe();
-  if (info.mask == 0) {
-    throw UsageError("kernel library " + path + " exports no pec_* function (ABI-GEN-1; see spec/pecheck_kernel.h)");
-  }
-  // Version 2 is a superset of version 1 (spec/abi.md ABI-GEN-1): both are accepted.
-  if (info.has_abi_version && (info.abi_version < 1 || info.abi_version > PEC_ABI_VERSION)) {
-    throw UsageError("kernel library " + path + " reports ABI version " + std::to_string(info.abi_version) +
-                     "; this pecheck speaks versions 1 to " + std::to_string(PEC_ABI_VERSION));
-  }
   VerifyOptions o = options;
   if (o.kernel_label.empty()) o.kernel_label = path;
-  return run(ex, info, o, t0);
+  return verify_loaded(ex, "kernel library " + path, o, t0);
+}
+
+VerifyResult verify_provider(const std::string& provider_library, const std::string& spec, const VerifyOptions& options) {
+  const double t0 = now_seconds();
+  validate(options);
+  check_library_file(provider_library);
+  ExecutorConfig cfg = config(options);
+  cfg.provider_spec = spec;
+  // An interpreter and its imports (torch: seconds on a loaded machine) start once, in the fork
+  // server: up to 60 s, still within the run's cap.
+  cfg.load_timeout_s = 60.0;
+  if (options.budget_seconds > 0) cfg.load_timeout_s = std::min(60.0, options.budget_seconds + options.call_timeout_seconds);
+  Executor ex(provider_library, cfg);
+  VerifyOptions o = options;
+  if (o.kernel_label.empty()) o.kernel_label = spec;
+  return verify_loaded(ex, spec, o, t0);
 }
 
 }  // namespace pecheck

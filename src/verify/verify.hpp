@@ -35,6 +35,7 @@ struct VerifyOptions {
   std::int64_t shard_index = 0;         // run case indices i with i % shard_count == shard_index
   std::int64_t shard_count = 1;
   std::string kernel_label;             // library path for reports and reproduce lines
+  std::string kernel_flag = "--kernel"; // the option that names it in reproduce lines ("--python MOD:OBJ")
   std::string corpus_dir;               // --corpus DIR: replay DIR first, store new counterexamples (verify/corpus.hpp)
   bool regressions = true;              // replay the shipped regression vectors (regressions/) first
   // Accuracy class per scheme (verify/accuracy.hpp; --accuracy): absent = "field", the default
@@ -59,6 +60,12 @@ VerifyResult verify(const KernelTable& table, const VerifyOptions& options);
 // a one-line reason when the library cannot be loaded, exports no pec_* function or reports
 // another ABI version (ABI-GEN-1).
 VerifyResult verify_library(const std::string& path, const VerifyOptions& options);
+
+// Verifies what a kernel provider library loads from `spec` (its pecheck_provider_open,
+// verify/isolation/kernel_call.hpp): the Python provider (src/python) and "MODULE:OBJECT" for
+// `pecheck verify --python`. The provider is loaded once, in the fork server, and every call runs
+// in a worker forked from it, as a plug-in library's. Throws UsageError as verify_library does.
+VerifyResult verify_provider(const std::string& provider_library, const std::string& spec, const VerifyOptions& options);
 
 // Names of every check, in run order (for --only and documentation).
 std::vector<std::string> check_names();

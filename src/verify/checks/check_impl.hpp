@@ -97,7 +97,7 @@ inline std::string cut_reason(std::int64_t ran, std::int64_t planned) {
 }
 
 inline std::string reproduce_line(const VerifyOptions& o, const std::string& check) {
-  std::string s = "pecheck verify --kernel " + (o.kernel_label.empty() ? std::string("LIB.so") : o.kernel_label);
+  std::string s = "pecheck verify " + o.kernel_flag + " " + (o.kernel_label.empty() ? std::string("LIB.so") : o.kernel_label);
   s += " --seed " + std::to_string(o.seed);
   if (o.max_position != VerifyOptions{}.max_position) s += " --max-position " + std::to_string(o.max_position);
   if (o.contract != "logits") s += " --contract " + o.contract;

@@ -77,6 +77,27 @@ KernelTable resolve(void* h) {
   return t;
 }
 
+bool open_table(void* h, const std::string& provider_spec, KernelTable* table, std::string* error) {
+  if (provider_spec.empty()) {
+    *table = resolve(h);
+    return true;
+  }
+  const auto open = reinterpret_cast<ProviderOpen>(dlsym(h, kProviderOpenSymbol));
+  if (!open) {
+    *error = std::string("not a kernel provider (no ") + kProviderOpenSymbol + ")";
+    return false;
+  }
+  char buf[480] = {};
+  KernelTable t;
+  if (open(provider_spec.c_str(), &t, buf, sizeof buf) != 0) {
+    buf[sizeof buf - 1] = '\0';
+    *error = buf[0] ? buf : "the provider could not load " + provider_spec;
+    return false;
+  }
+  *table = t;
+  return true;
+}
+
 void check_library_file(const std::string& path) {
   const int fd = open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) throw UsageError("cannot open kernel library " + path + ": " + std::strerror(errno));

@@ -3,6 +3,9 @@
 // (worker.cpp), which run inside the fork server.
 #pragma once
 
+#include <cstddef>
+#include <string>
+
 #include "verify/isolation/kernel_table.hpp"
 
 namespace pecheck::verifier {
@@ -14,5 +17,16 @@ int invoke(const KernelTable& t, Fn fn, const void* args, const void* x, void* y
 
 // Resolves the pec_* symbols of a library opened with dlopen (every function of the header).
 KernelTable resolve(void* handle);
+
+// The symbol a kernel provider library exports (src/python: pecheck verify --python):
+//   extern "C" int pecheck_provider_open(const char* spec, pecheck::KernelTable* table,
+//                                        char* error, size_t error_len);
+// It loads what `spec` names and fills `table` (0), or writes a one-line reason (non-zero).
+inline constexpr const char* kProviderOpenSymbol = "pecheck_provider_open";
+using ProviderOpen = int (*)(const char*, KernelTable*, char*, std::size_t);
+
+// The table of an opened library: resolve(handle) when `provider_spec` is empty, else what its
+// pecheck_provider_open(provider_spec) fills. False with *error set when that fails.
+bool open_table(void* handle, const std::string& provider_spec, KernelTable* table, std::string* error);
 
 }  // namespace pecheck::verifier

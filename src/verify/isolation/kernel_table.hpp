@@ -67,6 +67,10 @@ struct KernelTable {
   int (*sinusoidal_f32)(const pec_sinusoidal_args*, float*) = nullptr;
   int (*learned_f32)(const pec_learned_args*, float*) = nullptr;
   const char* (*domain)(void) = nullptr;  // optional declared domain (ABI-DOM-1); not a check target
+  // Optional, not an ABI function: a kernel provider's account of why the last call it ran failed
+  // instead of returning a status ("raised ValueError: ... (at file.py:12 in f)"), NULL when
+  // it returned. Read by the worker right after each call (src/python, pecheck verify --python).
+  const char* (*failure)(void) = nullptr;
   // Version 2: 16-bit storage variants (ABI-STORE-2).
   int (*rope_bf16)(const pec_rope_args*, const std::uint16_t*, std::uint16_t*) = nullptr;
   int (*rope_f16)(const pec_rope_args*, const std::uint16_t*, std::uint16_t*) = nullptr;

@@ -33,6 +33,24 @@ struct Request {
   std::uint64_t args, x, y, x2, y2;  // x2/y2: the key and key output of the query+key functions
 };
 
+// A worker's answer to one call: the return value, or (raised) the provider's account of why the
+// call failed without one (KernelTable::failure, a Python exception).
+struct Response {
+  std::int32_t rc;
+  std::int32_t raised;
+  char what[504];
+};
+
+// The call, and the provider's account of a failure into *raised / what.
+int invoke_noting(const KernelTable& table, Fn fn, const void* args, const void* x, void* y, const void* x2, void* y2,
+                  bool* raised, char* what, std::size_t what_len) {
+  const int rc = invoke(table, fn, args, x, y, x2, y2);
+  const char* w = table.failure ? table.failure() : nullptr;
+  *raised = w != nullptr;
+  if (w) std::snprintf(what, what_len, "%s", w);
+  return rc;
+}
+
 struct HelloMsg {
   std::int32_t ok;
   std::uint32_t mask;
@@ -110,11 +128,14 @@ void child_setup() {
   for (;;) {
     Request rq{};
     if (read_full(fd, &rq, sizeof rq, 1e9) != Io::Ok) _exit(0);
-    const int rc = invoke(table, static_cast<Fn>(rq.fn), reinterpret_cast<const void*>(rq.args),
+    Response rs{};
+    bool raised = false;
+    rs.rc = invoke_noting(table, static_cast<Fn>(rq.fn), reinterpret_cast<const void*>(rq.args),
                           reinterpret_cast<const void*>(rq.x), reinterpret_cast<void*>(rq.y),
-                          reinterpret_cast<const void*>(rq.x2), reinterpret_cast<void*>(rq.y2));
-    const std::int32_t rc32 = rc;
-    if (!write_full(fd, &rc32, sizeof rc32)) _exit(0);
+                          reinterpret_cast<const void*>(rq.x2), reinterpret_cast<void*>(rq.y2), &raised, rs.what,
+                          sizeof rs.what);
+    rs.raised = raised;
+    if (!write_full(fd, &rs, sizeof rs)) _exit(0);
   }
 }
 
@@ -203,7 +224,8 @@ bool recv_cmd(int sock, ServerCmd* cmd, int* fd) {
 // Library mode: the fork server. It dlopens the plug-in once (its constructors run once per
 // run, README "Verifying a kernel"), answers with the exports, then forks one worker per
 // request; every worker starts from the state the constructors left. Never returns.
-[[noreturn]] void server_main(int ctl, const std::string& path) {
+// A kernel provider (provider_spec set) loads what the spec names here, once, and fills the table.
+[[noreturn]] void server_main(int ctl, const std::string& path, const std::string& provider_spec) {
   child_setup();
   HelloMsg hello{};
   void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -213,7 +235,13 @@ bool recv_cmd(int sock, ServerCmd* cmd, int* fd) {
     write_full(ctl, &hello, sizeof hello);
     _exit(0);
   }
-  const KernelTable table = resolve(h);
+  KernelTable table;
+  std::string error;
+  if (!open_table(h, provider_spec, &table, &error)) {
+    std::snprintf(hello.error, sizeof hello.error, "%s", error.c_str());
+    write_full(ctl, &hello, sizeof hello);
+    _exit(0);
+  }
   hello = hello_of(table);
   if (!write_full(ctl, &hello, sizeof hello)) _exit(0);
   std::vector<int> ctls{ctl};
@@ -280,6 +308,7 @@ std::string CallOutcome::describe() const {
       return buf;
     case Kind::Lost: return "worker process could not be started";
     case Kind::Cut: return "was not run: the run's time cap was reached";
+    case Kind::Raised: return what;
   }
   return "unknown outcome";
 }
@@ -413,7 +442,7 @@ bool Executor::handshake(int fd, pid_t pid, std::string* error, LibraryInfo* inf
 bool Executor::start_server(std::string* error, LibraryInfo* info) {
   stop_server();
   int fd = -1;
-  const pid_t pid = fork_child([this](int child_fd) { server_main(child_fd, path_); }, error, info, &fd);
+  const pid_t pid = fork_child([this](int child_fd) { server_main(child_fd, path_, cfg_.provider_spec); }, error, info, &fd);
   if (pid < 0) return false;
   server_pid_ = pid;
   server_fd_ = fd;
@@ -492,7 +521,11 @@ LibraryInfo Executor::probe() {
         const char* e = dlerror();
         throw UsageError("cannot load kernel library: " + std::string(e ? e : path_));
       }
-      t = table_ = resolve(h);
+      std::string error;
+      if (!open_table(h, cfg_.provider_spec, &table_, &error)) {
+        throw UsageError("cannot load " + (cfg_.provider_spec.empty() ? path_ : cfg_.provider_spec) + ": " + error);
+      }
+      t = table_;
       ++loads_;
     }
     info.mask = t.mask();
@@ -506,7 +539,10 @@ LibraryInfo Executor::probe() {
   kill_worker();
   std::string error;
   if (via_server()) {
-    if (!start_server(&error, &info)) throw UsageError("cannot load kernel library " + path_ + ": " + error);
+    if (!start_server(&error, &info)) {
+      throw UsageError(cfg_.provider_spec.empty() ? "cannot load kernel library " + path_ + ": " + error
+                                                  : "cannot load " + cfg_.provider_spec + ": " + error);
+    }
     return info;
   }
   if (!spawn(&error, &info)) throw UsageError("cannot load kernel library " + path_ + ": " + error);
@@ -521,8 +557,11 @@ CallOutcome Executor::call(Fn fn, const void* args, const void* x, void* y, cons
     return out;
   }
   if (!cfg_.fork) {
-    out.rc = invoke(table_, fn, args, x, y, x2, y2);
+    bool raised = false;
+    char what[sizeof(Response::what)] = {};
+    out.rc = invoke_noting(table_, fn, args, x, y, x2, y2, &raised, what, sizeof what);
     out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (raised) out.kind = CallOutcome::Kind::Raised, out.what = what;
     return out;
   }
   const Request rq{static_cast<std::int32_t>(fn), reinterpret_cast<std::uint64_t>(args),
@@ -536,11 +575,16 @@ CallOutcome Executor::call(Fn fn, const void* args, const void* x, void* y, cons
       return out;
     }
   }
-  std::int32_t rc = 0;
-  Io io = write_full(fd_, &rq, sizeof rq) ? read_full(fd_, &rc, sizeof rc, cfg_.call_timeout_s) : Io::Eof;
+  Response rs{};
+  Io io = write_full(fd_, &rq, sizeof rq) ? read_full(fd_, &rs, sizeof rs, cfg_.call_timeout_s) : Io::Eof;
   out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   if (io == Io::Ok) {
-    out.rc = rc;
+    out.rc = rs.rc;
+    if (rs.raised) {
+      rs.what[sizeof rs.what - 1] = '\0';
+      out.kind = CallOutcome::Kind::Raised;
+      out.what = rs.what;
+    }
     return out;
   }
   if (io == Io::Timeout) {

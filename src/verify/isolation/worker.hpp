@@ -26,11 +26,15 @@
 namespace pecheck::verifier {
 
 struct CallOutcome {
-  enum class Kind { Returned, Signal, Exited, Timeout, Lost, Cut };  // Cut: not started, past the cap
+  // Cut: not started, past the cap. Raised: a kernel provider's call failed without returning a
+  // status (a Python exception, a return value that is no int; src/python): `what` says how, and
+  // the worker lives on.
+  enum class Kind { Returned, Signal, Exited, Timeout, Lost, Cut, Raised };
   Kind kind = Kind::Returned;
   int rc = 0;      // Returned: the kernel's return value; Exited: the exit status
   int signo = 0;   // Signal: the signal that ended the worker
   double seconds = 0;
+  std::string what;  // Raised: the provider's account ("raised ValueError: ... (at f.py:3 in rope)")
   bool returned() const { return kind == Kind::Returned; }
   bool ok() const { return kind == Kind::Returned && rc == 0; }
   std::string describe() const;  // "returned 3", "killed by SIGSEGV", "timed out after 1 s", ...
@@ -50,6 +54,9 @@ struct ExecutorConfig {
   double call_timeout_s = 1.0;    // per call, forked mode only
   double load_timeout_s = 10.0;   // for dlopen + pec_abi_version in the worker
   std::size_t arena_bytes = std::size_t{256} << 20;
+  // Library mode: when set, the library is a kernel provider (kernel_call.hpp, open_table) and
+  // this is what it loads, in the fork server ("MODULE:OBJECT" for the Python provider).
+  std::string provider_spec;
 };
 
 class Executor {
