@@ -65,8 +65,11 @@ void accuracy_text(std::string& o, const CheckResult& c) {
     const std::string ulps = w.expected != 0 && std::isfinite(w.ulps)
                                  ? " (" + format_real(w.ulps) + " ulp of " + storage_of(c.function) + ")"
                                  : std::string();
-    o += ind + fmt::format("worst: {} x '{}'{} at {}{}; expected {} actual {}\n", format_real(w.contract_units),
-                           a.accuracy_class, ulps, w.output,
+    // A NaN or infinite element has no class-unit figure: it is said in words (issue 22).
+    const std::string units = std::isfinite(w.contract_units)
+                                  ? format_real(w.contract_units) + " x '" + a.accuracy_class + "'" + ulps
+                                  : std::string("a NaN or infinite value (no bound holds)");
+    o += ind + fmt::format("worst: {} at {}{}; expected {} actual {}\n", units, w.output,
                            w.position ? " position " + std::to_string(*w.position) : std::string(),
                            format_real(w.expected), format_real(w.actual));
     o += ind + "worst case reproduce: " + a.worst->reproduce + "\n";
