@@ -9,10 +9,13 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <string>
 
 #include "cli/commands.hpp"
@@ -41,7 +44,44 @@ void install_interrupt_handlers() {
   sigaction(SIGTERM, &sa, nullptr);
 }
 
+std::string& program_storage() {
+  static std::string name = "pecheck";
+  return name;
+}
+
+// A word the shell reads back as itself: as is when it holds only safe characters, else quoted.
+std::string shell_word(const std::string& w) {
+  const bool plain = !w.empty() && w.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                       "0123456789_./+-=:,@%") == std::string::npos;
+  if (plain) return w;
+  std::string q = "'";
+  for (char c : w) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
 }  // namespace
+
+std::string program_name_for(const std::string& argv0, const std::string& path_env) {
+  namespace fs = std::filesystem;
+  if (argv0.empty() || argv0.find('/') == std::string::npos) return "pecheck";  // found through PATH
+  std::error_code ec;
+  const fs::path self = fs::weakly_canonical(fs::path(argv0), ec);
+  std::size_t start = 0;
+  while (!ec && start <= path_env.size()) {
+    const std::size_t end = std::min(path_env.find(':', start), path_env.size());
+    const std::string dir = path_env.substr(start, end - start);
+    start = end + 1;
+    if (dir.empty()) continue;
+    const fs::path cand = fs::path(dir) / "pecheck";
+    std::error_code e2;
+    if (::access(cand.c_str(), X_OK) != 0) continue;
+    // The first pecheck on PATH is the one a pasted line runs: it must be this binary.
+    return fs::equivalent(cand, self, e2) && !e2 ? "pecheck" : shell_word(argv0);
+  }
+  return shell_word(argv0);
+}
+
+const std::string& program_name() { return program_storage(); }
 
 DeferSignals::DeferSignals() {
   sigset_t s;
@@ -76,6 +116,10 @@ void build_app(CLI::App& app, Runner& run) {
 
 int parse_and_run(int argc, char** argv) {
   install_interrupt_handlers();
+  if (argc > 0 && argv[0] != nullptr) {
+    const char* path = std::getenv("PATH");
+    program_storage() = program_name_for(argv[0], path ? path : "");
+  }
   CLI::App app;
   Runner run;
   build_app(app, run);

@@ -12,7 +12,15 @@
 
 #include <cstdlib>
 
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <condition_variable>
 #include <cstdio>
+#include <mutex>
+#include <new>
+#include <thread>
 #include <memory>
 #include <string>
 #include <vector>
@@ -66,6 +74,65 @@ std::string python_provider() {
   }
   return path;
 }
+// The progress line (see run_verify). Written with write(2) from one thread; the lanes forked
+// while it runs never touch it.
+class Progress {
+ public:
+  ~Progress() { stop(); }
+  void start(VerifyOptions& o) {
+    void* p = mmap(nullptr, sizeof(std::atomic<std::int64_t>), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) return;  // no progress line, the run is unchanged
+    cases_ = new (p) std::atomic<std::int64_t>(0);
+    o.progress_cases = cases_;
+    t0_ = std::chrono::steady_clock::now();
+    thread_ = std::thread([this] {
+      std::unique_lock<std::mutex> lk(m_);
+      while (!stop_) {
+        draw(lk);
+        cv_.wait_for(lk, std::chrono::milliseconds(250));
+      }
+    });
+  }
+  void check_done(const report::CheckResult& c, std::size_t done, std::size_t total) {
+    std::lock_guard<std::mutex> lk(m_);
+    done_ = done, total_ = total;
+    last_ = c.name + " " + std::string(report::to_string(c.status));
+  }
+  void stop() {
+    if (!thread_.joinable()) return;
+    {
+      std::lock_guard<std::mutex> lk(m_);
+      stop_ = true;
+    }
+    cv_.notify_all();
+    thread_.join();
+    const char clear[] = "\r\033[K";
+    [[maybe_unused]] ssize_t w = ::write(STDERR_FILENO, clear, sizeof clear - 1);
+    munmap(cases_, sizeof(std::atomic<std::int64_t>));
+    cases_ = nullptr;
+  }
+
+ private:
+  void draw(std::unique_lock<std::mutex>&) {
+    const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0_).count();
+    std::string line = "\r\033[Kpecheck: ";
+    line += total_ > 0 ? std::to_string(done_) + "/" + std::to_string(total_) + " checks" : std::string("starting");
+    line += ", " + std::to_string(cases_->load(std::memory_order_relaxed)) + " cases";
+    if (!last_.empty()) line += ", last: " + last_;
+    char t[32];
+    std::snprintf(t, sizeof t, " (%.0f s)", s);
+    line += t;
+    [[maybe_unused]] ssize_t w = ::write(STDERR_FILENO, line.data(), line.size());
+  }
+  std::atomic<std::int64_t>* cases_ = nullptr;
+  std::chrono::steady_clock::time_point t0_;
+  std::thread thread_;
+  std::mutex m_;
+  std::condition_variable cv_;
+  bool stop_ = false;
+  std::size_t done_ = 0, total_ = 0;
+  std::string last_;
+};
 
 int run_verify(const VerifyArgs& a) {
   if (a.kernel.empty() == a.python.empty()) throw UsageError("verify: give exactly one of --kernel LIB.so and --python MODULE:OBJECT");
@@ -81,6 +148,7 @@ int run_verify(const VerifyArgs& a) {
   o.jobs = a.jobs;
   o.kernel_label = a.python.empty() ? a.kernel : a.python;
   if (!a.python.empty()) o.kernel_flag = "--python";
+  o.program = program_name();
   o.corpus_dir = a.corpus;
   o.regressions = !a.no_regressions;
   for (const auto& spec : a.accuracy) {
@@ -93,16 +161,19 @@ int run_verify(const VerifyArgs& a) {
     const verifier::Shard s = verifier::parse_shard(a.shard);
     o.shard_index = s.index, o.shard_count = s.count;
   }
+  // Progress on stderr when it is a terminal (issue 22), silent otherwise: checks done of the
+  // total, cases run so far (counted by every lane in shared memory), the last check finished
+  // and the time, refreshed 4 times a second by a thread, so a slow kernel shows it is alive.
   const bool tty = isatty(STDERR_FILENO) != 0;
+  Progress progress;
   if (tty) {
-    o.on_check = [](const report::CheckResult& c, std::size_t done, std::size_t total) {
-      std::fprintf(stderr, "\r\033[K[%zu/%zu] %-24s %s", done, total, c.name.c_str(),
-                   std::string(report::to_string(c.status)).c_str());
-      if (done == total) std::fprintf(stderr, "\r\033[K");
-      std::fflush(stderr);
+    progress.start(o);
+    o.on_check = [&progress](const report::CheckResult& c, std::size_t done, std::size_t total) {
+      progress.check_done(c, done, total);
     };
   }
   const VerifyResult r = a.python.empty() ? verify_library(a.kernel, o) : verify_provider(python_provider(), a.python, o);
+  progress.stop();
   {
     DeferSignals complete_files_only;  // Ctrl-C waits for the files (README "CI gate")
     if (!a.report_dir.empty()) report::write_report_dir(a.report_dir, r);
@@ -124,8 +195,10 @@ void register_verify(CLI::App& app, Runner& run) {
   auto args = std::make_shared<VerifyArgs>();
   auto* sub = app.add_subcommand(
       "verify",
-      "Verify a kernel plug-in (spec/pecheck_kernel.h): oracle agreement, relative-position properties, "
-      "rejections, bounds, completeness, determinism; crashes and hangs isolated in a worker process.\n"
+      "Does my kernel compute what the model means, to the precision its arithmetic allows? Calls every pec_* "
+      "function a plug-in library exports (spec/pecheck_kernel.h) in an isolated worker on generated inputs and "
+      "checks agreement with the exact oracle, relative-position properties, rejections, bounds, completeness and "
+      "determinism; a failure is shrunk and printed with the line that replays it.\n"
       "Exit status: 0 all checks pass, 1 counterexample or a check undecided or incomplete, 2 usage or load error, "
       "3 report not written.");
   sub->add_option("--kernel", args->kernel, "plug-in shared library (.so)");

@@ -21,6 +21,12 @@ void register_prove(CLI::App& app, Runner& run);
 // 2^64-1 and saturates values past 2^64).
 CLI::Validator seed_check();
 
+// How printed command lines (reproduce:) name pecheck: "pecheck" when the running binary is the
+// `pecheck` that PATH finds (an installed one), else argv[0] as invoked (e.g. `build/pecheck`),
+// shell-quoted when needed, so a printed line pastes into the same shell as printed.
+const std::string& program_name();
+std::string program_name_for(const std::string& argv0, const std::string& path_env);
+
 // The whole command line (cli/app.cpp): every subcommand registered on `app`.
 void build_app(CLI::App& app, Runner& run);
 // main(): parse, run, map errors to pecheck::exit_code; SIGINT/SIGTERM exit 130.

@@ -10,6 +10,7 @@
 // counterexample instead of ending the test program; `isolate = false` calls in-process.
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -36,6 +37,9 @@ struct VerifyOptions {
   std::int64_t shard_count = 1;
   std::string kernel_label;             // library path for reports and reproduce lines
   std::string kernel_flag = "--kernel"; // the option that names it in reproduce lines ("--python MOD:OBJ")
+  // How reproduce lines name pecheck: the command as invoked when that is not the `pecheck` found
+  // on PATH (`build/pecheck`), else "pecheck", so a printed line pastes as printed (cli/app.cpp).
+  std::string program = "pecheck";
   std::string corpus_dir;               // --corpus DIR: replay DIR first, store new counterexamples (verify/corpus.hpp)
   bool regressions = true;              // replay the shipped regression vectors (regressions/) first
   // Accuracy class per scheme (verify/accuracy.hpp; --accuracy): absent = "field", the default
@@ -51,6 +55,9 @@ struct VerifyOptions {
   int jobs = 4;
   // Called after each check (progress display); may be empty.
   std::function<void(const report::CheckResult&, std::size_t done, std::size_t total)> on_check;
+  // Progress display: when set, every case run adds 1 here. It must live in memory shared with
+  // the lanes (MAP_SHARED, cli/cmd_verify.cpp), which run checks in forked copies of pecheck.
+  std::atomic<std::int64_t>* progress_cases = nullptr;
 };
 
 // Verifies every function present in `table`.

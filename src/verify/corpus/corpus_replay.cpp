@@ -21,7 +21,7 @@ std::string origin_of(const CorpusEntry& e) {
 }
 
 std::string reproduce_line(const VerifyOptions& o, const CorpusEntry& e) {
-  std::string s = "pecheck verify " + o.kernel_flag + " " + (o.kernel_label.empty() ? std::string("LIB.so") : o.kernel_label);
+  std::string s = o.program + " verify " + o.kernel_flag + " " + (o.kernel_label.empty() ? std::string("LIB.so") : o.kernel_label);
   if (e.source.starts_with("regressions/")) {
     s += " --only " + e.check + "   # shipped regression " + e.source;
   } else {
