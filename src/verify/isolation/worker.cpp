@@ -31,6 +31,7 @@ using Clock = std::chrono::steady_clock;
 struct Request {
   std::int32_t fn;
   std::uint64_t args, x, y, x2, y2;  // x2/y2: the key and key output of the query+key functions
+  std::uint64_t x3;                  // attention: v
 };
 
 struct HelloMsg {
@@ -112,7 +113,8 @@ void child_setup() {
     if (read_full(fd, &rq, sizeof rq, 1e9) != Io::Ok) _exit(0);
     const int rc = invoke(table, static_cast<Fn>(rq.fn), reinterpret_cast<const void*>(rq.args),
                           reinterpret_cast<const void*>(rq.x), reinterpret_cast<void*>(rq.y),
-                          reinterpret_cast<const void*>(rq.x2), reinterpret_cast<void*>(rq.y2));
+                          reinterpret_cast<const void*>(rq.x2), reinterpret_cast<void*>(rq.y2),
+                          reinterpret_cast<const void*>(rq.x3));
     const std::int32_t rc32 = rc;
     if (!write_full(fd, &rc32, sizeof rc32)) _exit(0);
   }
@@ -513,7 +515,8 @@ LibraryInfo Executor::probe() {
   return info;
 }
 
-CallOutcome Executor::call(Fn fn, const void* args, const void* x, void* y, const void* x2, void* y2) {
+CallOutcome Executor::call(Fn fn, const void* args, const void* x, void* y, const void* x2, void* y2,
+                           const void* x3) {
   CallOutcome out;
   const auto t0 = Clock::now();
   if (cap_ > 0 && std::chrono::duration<double>(t0.time_since_epoch()).count() > cap_) {
@@ -521,13 +524,14 @@ CallOutcome Executor::call(Fn fn, const void* args, const void* x, void* y, cons
     return out;
   }
   if (!cfg_.fork) {
-    out.rc = invoke(table_, fn, args, x, y, x2, y2);
+    out.rc = invoke(table_, fn, args, x, y, x2, y2, x3);
     out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     return out;
   }
   const Request rq{static_cast<std::int32_t>(fn), reinterpret_cast<std::uint64_t>(args),
                    reinterpret_cast<std::uint64_t>(x), reinterpret_cast<std::uint64_t>(y),
-                   reinterpret_cast<std::uint64_t>(x2), reinterpret_cast<std::uint64_t>(y2)};
+                   reinterpret_cast<std::uint64_t>(x2), reinterpret_cast<std::uint64_t>(y2),
+                   reinterpret_cast<std::uint64_t>(x3)};
   if (pid_ < 0) {
     std::string error;
     LibraryInfo info;
