@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "verify/attention/register.hpp"
 #include "verify/checks/check.hpp"
 #include "verify/corpus/corpus.hpp"
 #include "verify/corpus/corpus_replay.hpp"
@@ -42,6 +43,7 @@ std::vector<AnyCheck> catalogue() {
   }
   add_rope_qk_checks(all);
   add_mrope_checks(all);  // M-RoPE query+key: all storage types  // query+key, cached rotation, cache builder: all storage types
+  add_attention_checks(all);  // attention with the encoding inside: all storage types (verify/attention/)
   return all;
 }
 
@@ -185,6 +187,11 @@ report::CheckResult run_check(const AnyCheck& c, Executor& ex, const VerifyOptio
   if (domain.rope_full_rotary && family(c.fn) == Family::Rope && c.name.ends_with(".passthrough")) {
     r.status = report::CheckStatus::Skipped;
     r.reason = "the declared domain (rope.rotary_dim=full) has no pass-through lanes";
+    return r;
+  }
+  if (const std::string why = attention_skip_reason(domain, c.name); !why.empty()) {
+    r.status = report::CheckStatus::Skipped;
+    r.reason = why;
     return r;
   }
   if (!strict_allows(o, c)) {
@@ -379,7 +386,9 @@ VerifyResult run(Executor& ex, const LibraryInfo& info, const VerifyOptions& o, 
   // ABI-GEN-1: it verifies unchanged): the version 2 functions it does not export are neither
   // listed as missing nor given skipped checks. Once it exports one, every gap is listed.
   const bool v2 = (info.mask & ~kV1Mask) != 0;
-  const auto listed = [v2](Fn f) { return v2 || is_v1(f); };
+  // The attention functions are listed (and their checks given) only when one is exported.
+  const bool attention = (info.mask & kAttentionMask) != 0;
+  const auto listed = [v2, attention](Fn f) { return is_attention(f) ? attention : v2 || is_v1(f); };
   for (int i = 0; i < kFnCount; ++i) {
     if (!listed(kAllFns[i])) continue;
     (info.mask & (1u << i) ? res.exported : res.missing).push_back(std::string(symbol(kAllFns[i])));
@@ -402,7 +411,8 @@ VerifyResult run(Executor& ex, const LibraryInfo& info, const VerifyOptions& o, 
   CorpusReplay corpus(o);
   const auto runnable = [&](const AnyCheck& c) {
     return (info.mask & (1u << static_cast<int>(c.fn))) && selected(o, c) &&
-           !(domain.rope_full_rotary && family(c.fn) == Family::Rope && c.name.ends_with(".passthrough")) && strict_allows(o, c);
+           !(domain.rope_full_rotary && family(c.fn) == Family::Rope && c.name.ends_with(".passthrough")) && strict_allows(o, c) &&
+           attention_skip_reason(domain, c.name).empty();
   };
   std::size_t total = 0, done = 0;
   for (const auto& c : checks) total += selected(o, c) && strict_allows(o, c) && (info.mask & fn_bit(c.fn));

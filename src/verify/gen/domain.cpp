@@ -103,7 +103,9 @@ Domain parse_domain(const std::string& text_in, const std::string& origin) {
       for (const auto& v : vs) out.push_back(to_int(v, rule, origin, lo, hi));
       return out;
     };
-    if (key == "rope.layout") {
+    if (parse_attention_rule(d, key, vs, rule, origin)) {
+      // attention.* (ABI-DOM-4)
+    } else if (key == "rope.layout") {
       for (const auto& v : vs) {
         if (v == "neox") d.rope_layouts.push_back(0);
         else if (v == "gptj") d.rope_layouts.push_back(1);
@@ -153,7 +155,8 @@ Domain parse_domain(const std::string& text_in, const std::string& origin) {
       }
     } else {
       throw UsageError(origin + ": unknown rule '" + key + "' (rope.layout, rope.head_dim, rope.rotary_dim, rope.inv_freq, mrope.layout, "
-                       "*.max_position, alibi.mode, t5.bidirectional, t5.num_buckets, t5.max_distance, sinusoidal.d_model)");
+                       "*.max_position, alibi.mode, t5.bidirectional, t5.num_buckets, t5.max_distance, sinusoidal.d_model, "
+                       "attention.positions, attention.encoding, attention.alibi_form, attention.decode)");
     }
     d.text += (d.text.empty() ? "" : ";") + rule;
   }
@@ -189,6 +192,7 @@ Domain merge_domains(const Domain& lib, const Domain& cli) {
   take(d.t5_num_buckets, cli.t5_num_buckets);
   take(d.t5_max_distance, cli.t5_max_distance);
   take(d.sin_d_model, cli.sin_d_model);
+  merge_attention_rules(d, cli);
   d.text = lib.text + ";" + cli.text;
   return d;
 }
@@ -197,6 +201,7 @@ std::int64_t max_position_for(const Domain& d, const std::string& scheme, std::i
   const std::optional<std::int64_t>& m = scheme == "rope"    ? d.rope_max_position
                                          : scheme == "alibi" ? d.alibi_max_position
                                          : scheme == "t5"    ? d.t5_max_position
+                                         : scheme == "attention" ? d.attn_max_position
                                                              : d.sin_max_position;
   return m && scheme != "learned" ? std::min(option, *m) : option;
 }
@@ -317,6 +322,7 @@ std::vector<std::string> untested(const Domain& d) {
   if (d.t5_max_position) out.push_back("t5: positions above " + std::to_string(*d.t5_max_position) + " untested");
   if (!d.sin_d_model.empty()) out.push_back("sinusoidal: d_model outside the declared list untested");
   if (d.sin_max_position) out.push_back("sinusoidal: positions above " + std::to_string(*d.sin_max_position) + " untested");
+  untested_attention(d, out);
   return out;
 }
 

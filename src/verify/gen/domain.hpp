@@ -43,7 +43,19 @@ struct Domain {
   // Sinusoidal
   std::vector<std::int64_t> sin_d_model;
   std::optional<std::int64_t> sin_max_position;
+  // Attention (ABI-DOM-4; parsed by verify/attention/domain.cpp)
+  std::int32_t attn_alignment = 0;               // 0 explicit, 1 bottom-right, 2 top-left
+  std::vector<std::int32_t> attn_encodings;      // PEC_ATTN_* (empty = any)
+  std::vector<std::int32_t> attn_alibi_forms;    // PEC_ATTN_ALIBI_* (empty = any)
+  bool attn_decode = false;                      // one query per sequence
+  std::optional<std::int64_t> attn_max_position;
 };
+
+// The attention rules (verify/attention/domain.cpp): true when `key` is one ("attention.*").
+bool parse_attention_rule(Domain& d, const std::string& key, const std::vector<std::string>& values,
+                          const std::string& rule, const std::string& origin);
+void merge_attention_rules(Domain& d, const Domain& cli);
+void untested_attention(const Domain& d, std::vector<std::string>& out);
 
 // Parses the text form; throws UsageError("--domain: ...") naming the bad rule. `origin` is
 // "--domain" or "pec_domain()" for the message.

@@ -19,7 +19,8 @@ namespace pecheck::verifier {
 // The call of one function with its own signature (spec/pecheck_kernel.h): (args, x, y) for
 // RoPE, (args, out) for the biases and tables, (args, q, k, q_out, k_out) for the query+key and
 // cached functions, (args, cache) for the cache builder.
-int invoke(const KernelTable& t, Fn fn, const void* args, const void* x, void* y, const void* x2, void* y2) {
+int invoke(const KernelTable& t, Fn fn, const void* args, const void* x, void* y, const void* x2, void* y2,
+           const void* x3) {
   using U = std::uint16_t;
   const auto* xf = static_cast<const float*>(x);
   const auto* xh = static_cast<const U*>(x);
@@ -64,6 +65,14 @@ int invoke(const KernelTable& t, Fn fn, const void* args, const void* x, void* y
     case Fn::MropeF32: return t.mrope_f32(mrope, xf, kf, yf, lf);
     case Fn::MropeBf16: return t.mrope_bf16(mrope, xh, kh, yh, lh);
     case Fn::MropeF16: return t.mrope_f16(mrope, xh, kh, yh, lh);
+    // Attention: x = q, x2 = k, x3 = v, y = out, y2 = lse (float32 in every variant).
+    case Fn::AttentionF32:
+      return t.attention_f32(static_cast<const pec_attention_args*>(args), xf, kf, static_cast<const float*>(x3), yf,
+                             lf);
+    case Fn::AttentionBf16:
+      return t.attention_bf16(static_cast<const pec_attention_args*>(args), xh, kh, static_cast<const U*>(x3), yh, lf);
+    case Fn::AttentionF16:
+      return t.attention_f16(static_cast<const pec_attention_args*>(args), xh, kh, static_cast<const U*>(x3), yh, lf);
   }
   return -1;
 }

@@ -12,8 +12,9 @@ namespace pecheck::verifier {
 
 // The call of `fn` with its signature: (args, x, y) for RoPE, (args, out) for the biases and tables,
 // (args, q, k, q_out, k_out) for the query+key, cached and M-RoPE functions, (args, cache) for the
-// cache builder. Returns the function's return code (-1 for an unknown fn).
-int invoke(const KernelTable& t, Fn fn, const void* args, const void* x, void* y, const void* x2, void* y2);
+// cache builder, (args, q, k, v, out, lse) for attention (x3 = v). Returns the function's return code (-1 for an unknown fn).
+int invoke(const KernelTable& t, Fn fn, const void* args, const void* x, void* y, const void* x2, void* y2,
+           const void* x3 = nullptr);
 
 // Resolves the pec_* symbols of a library opened with dlopen (every function of the header).
 KernelTable resolve(void* handle);

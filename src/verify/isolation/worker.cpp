@@ -31,6 +31,7 @@ using Clock = std::chrono::steady_clock;
 struct Request {
   std::int32_t fn;
   std::uint64_t args, x, y, x2, y2;  // x2/y2: the key and key output of the query+key functions
+  std::uint64_t x3;                  // attention: v
 };
 
 // A worker's answer to one call: the return value, or (raised) the provider's account of why the
@@ -43,8 +44,8 @@ struct Response {
 
 // The call, and the provider's account of a failure into *raised / what.
 int invoke_noting(const KernelTable& table, Fn fn, const void* args, const void* x, void* y, const void* x2, void* y2,
-                  bool* raised, char* what, std::size_t what_len) {
-  const int rc = invoke(table, fn, args, x, y, x2, y2);
+                  const void* x3, bool* raised, char* what, std::size_t what_len) {
+  const int rc = invoke(table, fn, args, x, y, x2, y2, x3);
   const char* w = table.failure ? table.failure() : nullptr;
   *raised = w != nullptr;
   if (w) std::snprintf(what, what_len, "%s", w);
@@ -132,8 +133,8 @@ void child_setup() {
     bool raised = false;
     rs.rc = invoke_noting(table, static_cast<Fn>(rq.fn), reinterpret_cast<const void*>(rq.args),
                           reinterpret_cast<const void*>(rq.x), reinterpret_cast<void*>(rq.y),
-                          reinterpret_cast<const void*>(rq.x2), reinterpret_cast<void*>(rq.y2), &raised, rs.what,
-                          sizeof rs.what);
+                          reinterpret_cast<const void*>(rq.x2), reinterpret_cast<void*>(rq.y2),
+                          reinterpret_cast<const void*>(rq.x3), &raised, rs.what, sizeof rs.what);
     rs.raised = raised;
     if (!write_full(fd, &rs, sizeof rs)) _exit(0);
   }
@@ -549,7 +550,8 @@ LibraryInfo Executor::probe() {
   return info;
 }
 
-CallOutcome Executor::call(Fn fn, const void* args, const void* x, void* y, const void* x2, void* y2) {
+CallOutcome Executor::call(Fn fn, const void* args, const void* x, void* y, const void* x2, void* y2,
+                           const void* x3) {
   CallOutcome out;
   const auto t0 = Clock::now();
   if (cap_ > 0 && std::chrono::duration<double>(t0.time_since_epoch()).count() > cap_) {
@@ -559,14 +561,15 @@ CallOutcome Executor::call(Fn fn, const void* args, const void* x, void* y, cons
   if (!cfg_.fork) {
     bool raised = false;
     char what[sizeof(Response::what)] = {};
-    out.rc = invoke_noting(table_, fn, args, x, y, x2, y2, &raised, what, sizeof what);
+    out.rc = invoke_noting(table_, fn, args, x, y, x2, y2, x3, &raised, what, sizeof what);
     out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     if (raised) out.kind = CallOutcome::Kind::Raised, out.what = what;
     return out;
   }
   const Request rq{static_cast<std::int32_t>(fn), reinterpret_cast<std::uint64_t>(args),
                    reinterpret_cast<std::uint64_t>(x), reinterpret_cast<std::uint64_t>(y),
-                   reinterpret_cast<std::uint64_t>(x2), reinterpret_cast<std::uint64_t>(y2)};
+                   reinterpret_cast<std::uint64_t>(x2), reinterpret_cast<std::uint64_t>(y2),
+                   reinterpret_cast<std::uint64_t>(x3)};
   if (pid_ < 0) {
     std::string error;
     LibraryInfo info;

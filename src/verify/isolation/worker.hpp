@@ -80,7 +80,9 @@ class Executor {
   // args/x/y/x2/y2 point into arena() (or are null where the call passes NULL): x the input and
   // y the output (RoPE x, y; the biases and tables only y; the cache builder y = cache); x2/y2
   // the key and key output of the query+key and cached functions (x = q, y = q_out).
-  CallOutcome call(Fn fn, const void* args, const void* x, void* y, const void* x2 = nullptr, void* y2 = nullptr);
+  // Attention: x = q, x2 = k, x3 = v, y = out, y2 = lse.
+  CallOutcome call(Fn fn, const void* args, const void* x, void* y, const void* x2 = nullptr, void* y2 = nullptr,
+                   const void* x3 = nullptr);
 
   // Ends the current worker; the next call forks a new one (from the fork server).
   void recycle();
