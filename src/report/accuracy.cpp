@@ -58,7 +58,7 @@ void accuracy_text(std::string& o, const CheckResult& c) {
   const std::string ind = "           ";
   o += ind + "accuracy (evidence from " + std::to_string(c.cases) + " cases, class '" + a.accuracy_class +
        "' judged): " + grade_line(a) + "\n";
-  if (!a.pin.empty()) o += ind + "pin the tightest class met in CI: " + a.pin + "\n";
+  if (!a.pin.empty()) o += ind + "pin in CI (the tightest class met with margin, worst <= 0.8 of it): " + a.pin + "\n";
   if (a.worst) {
     const auto& w = a.worst->element;
     o += ind + fmt::format("worst: {} x '{}' ({} ulp) at {}{}; expected {} actual {}\n", format_real(w.contract_units),
