@@ -202,7 +202,8 @@ TEST(GateStrayExports, ACorrectFunctionBesideAMisspeltOneWarnsAndFailsStrict) {
   ci::TempDir t2;
   auto s = verify({"--kernel", ci::ci_plugin("stray_plus_correct"), "--strict", "--report", t2 / "r"});
   EXPECT_EQ(s.exit_code, exit_code::counterexample) << s.all();
-  const auto* c = check_of(report_of(t2), "abi.exports");
+  const auto report = report_of(t2);
+  const auto* c = check_of(report, "abi.exports");
   ASSERT_NE(c, nullptr);
   EXPECT_EQ(c->at("status"), "fail");
   // --list-checks names it too.
@@ -221,7 +222,8 @@ TEST(GateStoredCases, BeyondMaxPositionAreSkippedWithANoteAndTheSearchRuns) {
                    "--only", "alibi.oracle", "--report", t / "r"});
   ASSERT_TRUE(r.exit_code == exit_code::ok || r.exit_code == exit_code::counterexample) << r.all();
   EXPECT_TRUE(has(r.out, "beyond --max-position 8192: not replayed")) << r.out;
-  const auto* c = check_of(report_of(t), "alibi.oracle");
+  const auto report = report_of(t);
+  const auto* c = check_of(report, "alibi.oracle");
   ASSERT_NE(c, nullptr);
   EXPECT_NE(c->value("reason", ""), "a stored counterexample fails again; random search skipped") << c->dump();
   EXPECT_GT(c->at("cases").get<long long>(), 1) << "the random search ran";
