@@ -20,6 +20,7 @@
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "core/suggest.hpp"
 #include "core/verdict.hpp"
 
 namespace pecheck::cli {
@@ -104,6 +105,52 @@ CLI::Validator seed_check() {
       "SEED");
 }
 
+CLI::Validator at_least(double low, bool strict) {
+  char bound[32];
+  std::snprintf(bound, sizeof bound, "%g", low);
+  const std::string want = std::string(strict ? "> " : ">= ") + bound;
+  return CLI::Validator(
+      [low, strict, want](std::string& v) {
+        double x = 0;
+        const auto r = std::from_chars(v.data(), v.data() + v.size(), x);
+        const bool number = !v.empty() && r.ec == std::errc() && r.ptr == v.data() + v.size();
+        if (!number) return "must be a number " + want + ", not '" + v + "'";
+        return (strict ? x > low : x >= low) ? std::string() : "must be " + want + ", not " + v;
+      },
+      strict ? "POSITIVE" : "NONNEGATIVE");
+}
+
+namespace {
+
+// The long option names of the command line (every subcommand's), for "did you mean".
+std::vector<std::string> option_names(const CLI::App& app) {
+  std::vector<std::string> out;
+  for (const auto* o : app.get_options()) {
+    for (const auto& n : o->get_lnames()) out.push_back("--" + n);
+  }
+  for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    for (auto& n : option_names(*sub)) out.push_back(std::move(n));
+    out.push_back(sub->get_name());
+  }
+  return out;
+}
+
+// A misspelt option: the parse error, then the nearest option name (issue 22, item 7).
+std::string with_suggestion(const CLI::App& app, const std::string& what, int argc, char** argv) {
+  const auto names = option_names(app);
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (!a.starts_with("--")) continue;
+    a = a.substr(0, a.find('='));
+    if (std::find(names.begin(), names.end(), a) != names.end()) continue;
+    if (what.find(a) == std::string::npos) continue;
+    return what + did_you_mean(a, names);
+  }
+  return what;
+}
+
+}  // namespace
+
 void build_app(CLI::App& app, Runner& run) {
   app.description("pecheck: verification of transformer positional encodings");
   app.set_version_flag("--version", std::string("pecheck ") + PECHECK_VERSION);
@@ -132,7 +179,7 @@ int parse_and_run(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "pecheck: %s (see pecheck --help)\n", e.what());
+    std::fprintf(stderr, "pecheck: %s (see pecheck --help)\n", with_suggestion(app, e.what(), argc, argv).c_str());
     return exit_code::usage;
   }
   try {

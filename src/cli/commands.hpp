@@ -20,6 +20,9 @@ void register_prove(CLI::App& app, Runner& run);
 // A --seed value: an integer in [0, 2^64), parsed exactly (CLI11 alone wraps "-1" to
 // 2^64-1 and saturates values past 2^64).
 CLI::Validator seed_check();
+// A number at least `low` (above it when `strict`), with a message that states the bound as
+// written ("must be >= 0"), not CLI11's range up to the largest double (issue 22, item 7).
+CLI::Validator at_least(double low, bool strict = false);
 
 // How printed command lines (reproduce:) name pecheck: "pecheck" when the running binary is the
 // `pecheck` that PATH finds (an installed one), else argv[0] as invoked (e.g. `build/pecheck`),

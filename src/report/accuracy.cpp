@@ -58,7 +58,7 @@ void accuracy_text(std::string& o, const CheckResult& c) {
   const std::string ind = "             ";  // under the check name (markdown.cpp render_text)
   o += ind + "accuracy (evidence from " + std::to_string(c.cases) + " cases, class '" + a.accuracy_class +
        "' judged): " + grade_line(a) + "\n";
-  if (!a.pin.empty()) o += ind + "pin the tightest class met in CI: " + a.pin + "\n";
+  if (!a.pin.empty()) o += ind + "pin in CI (the tightest class met with margin, worst <= 0.8 of it): " + a.pin + "\n";
   if (a.worst) {
     const auto& w = a.worst->element;
     // ULPs of the storage type, and none where the exact value is 0 (issue 22).

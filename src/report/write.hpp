@@ -43,7 +43,7 @@ struct ReportPaths {
 // Creates `dir` (and parents) when missing and writes report.json, report.md and report.html.
 ReportPaths write_report_dir(const std::filesystem::path& dir, const VerifyResult& r);
 
-// Writes JUnit XML to `file` (its folder must exist).
+// Writes JUnit XML to `file`, creating its folder when missing (as write_report_dir does).
 void write_junit(const std::filesystem::path& file, const VerifyResult& r);
 
 // Escaping used by the writers, exposed for tests.

@@ -28,6 +28,9 @@ struct VerifyOptions {
   std::uint64_t seed = 0;               // cases are a function of (seed, check, case index)
   double budget_seconds = 60.0;         // wall-clock cap for the whole run (0 = none); a cut check is incomplete
   std::int64_t max_position = 131072;   // largest position generated
+  // --max-position was given: stored cases beyond it are outside the run and not replayed (a
+  // value other than the default counts as given; the default bounds only the generators).
+  bool max_position_given = false;
   std::string contract = "logits";      // "logits" or "softmax" (ABI-ALIBI-3)
   std::vector<std::string> only;        // run only these checks (names or name prefixes)
   bool isolate = true;                  // fork a worker process for the kernel calls
@@ -48,6 +51,9 @@ struct VerifyOptions {
   bool strict = false;                  // --strict: also the argument-hygiene rejections (spec/abi.md tier B)
   std::int64_t only_case = -1;          // --case I: run only case index I of each selected check
   std::string domain;                   // --domain: a declared domain (spec/abi.md ABI-DOM-*), "" = none
+  // --require-resolved P: RoPE oracle checks fail unless every tested position <= P is resolved
+  // (position error < 1/2 at the fastest pair; spec/contracts.md); 0 = not required.
+  std::int64_t require_resolved = 0;
   // --jobs: parallel lanes (forked copies sharing the one loaded library), each running one
   // function's valid-call or rejection checks at a time; the cases and verdicts do not depend on
   // it, only the wall time does (1 = sequential). 4 by default on any machine: a lane waiting for a
@@ -76,5 +82,11 @@ VerifyResult verify_provider(const std::string& provider_library, const std::str
 
 // Names of every check, in run order (for --only and documentation).
 std::vector<std::string> check_names();
+
+// --list-checks: loads the library (in a worker) and lists the checks of the functions it
+// exports, one line each: name, function, clause, and "[--strict]" for the opt-in ones; then a
+// line per stray export (a misspelt or C++-mangled pec_* name). Throws UsageError as
+// verify_library does.
+std::vector<std::string> list_library_checks(const std::string& path);
 
 }  // namespace pecheck

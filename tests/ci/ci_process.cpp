@@ -57,6 +57,10 @@ Run run(const RunSpec& spec) {
     close(out_pipe[0]), close(err_pipe[0]), close(out_pipe[1]), close(err_pipe[1]);
     setpgid(0, 0);  // own process group: a timeout kill takes its children too
     for (const auto& [k, v] : spec.env) setenv(k.c_str(), v.c_str(), 1);
+    if (!spec.cwd.empty() && chdir(spec.cwd.c_str()) != 0) {
+      std::fprintf(stderr, "chdir %s: %s\n", spec.cwd.c_str(), std::strerror(errno));
+      _exit(127);
+    }
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
     args.push_back(nullptr);

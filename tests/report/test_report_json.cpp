@@ -159,7 +159,8 @@ namespace pecheck::report {
 namespace {
 
 // Issue #13: a check the time cap cut short is "incomplete" in every writer, never "pass", the
-// verdict names it with its cases run of planned, and the exit status is 1.
+// verdict names it with its cases run of planned, and the exit status is its own, 5 (issue 20,
+// finding 9: not 1, the status of a counterexample).
 TEST(ReportStatus, IncompleteIsItsOwnStatusInEveryWriterAndNeverPass) {
   VerifyResult r = testing::passing_result();
   CheckResult& c = r.checks.front();
@@ -169,7 +170,8 @@ TEST(ReportStatus, IncompleteIsItsOwnStatusInEveryWriterAndNeverPass) {
   c.reason = "the run's time cap was reached after 41 of 150 cases";
   EXPECT_FALSE(r.passed());
   EXPECT_EQ(r.verdict(), "incomplete");
-  EXPECT_EQ(r.exit_status(), exit_code::counterexample);
+  EXPECT_EQ(r.exit_status(), exit_code::incomplete);
+  EXPECT_EQ(exit_code::incomplete, 5);
   const std::string named = c.name + " (41 of 150 cases)";
   EXPECT_NE(r.verdict_sentence().find("incomplete: " + named), std::string::npos) << r.verdict_sentence();
   EXPECT_EQ(to_verdict(CheckStatus::Incomplete), Verdict::Timeout);
@@ -197,6 +199,7 @@ TEST(ReportStatus, IncompleteIsItsOwnStatusInEveryWriterAndNeverPass) {
   // A failure elsewhere makes the run a failure that still names the incomplete check.
   r.checks.back().status = CheckStatus::Fail;
   EXPECT_EQ(r.verdict(), "fail");
+  EXPECT_EQ(r.exit_status(), exit_code::counterexample);
   EXPECT_NE(r.verdict_sentence().find("incomplete: " + named), std::string::npos);
 }
 

@@ -111,7 +111,7 @@ inline std::string reproduce_line(const VerifyOptions& o, const std::string& che
   if (o.max_position != VerifyOptions{}.max_position) s += " --max-position " + std::to_string(o.max_position);
   if (o.contract != "logits") s += " --contract " + o.contract;
   if (!o.regressions) s += " --no-regressions";  // the same run: no vectors replayed first
-  for (const auto& [scheme, cls] : o.accuracy) s += " --accuracy " + scheme + "=" + cls;
+  for (const auto& [scheme, cls] : o.accuracy) s += " --accuracy " + (scheme == kEveryScheme ? cls : scheme + "=" + cls);
   if (o.strict) s += " --strict";
   if (!o.domain.empty()) s += " --domain '" + o.domain + "'";
   s += " --only " + check;
@@ -163,8 +163,8 @@ AnyCheck make_check(CheckDef<Case> def) {
       }
       Rng r = Rng::for_case(o.seed, def.name, static_cast<std::uint64_t>(i));
       Case c = def.generate(r, gp);
-      if (def.valid_cases && ctx.domain) constrain(*ctx.domain, c, r);
       c.storage = gp.storage;  // inputs are values of the function's format (ABI-STORE-1)
+      if (def.valid_cases && ctx.domain) constrain(*ctx.domain, c, r);  // may read the storage type
       fit_storage(c);
       ctx.case_index = i;
       auto f = def.evaluate(ctx, c);

@@ -11,6 +11,9 @@
 //   alibi.mode symmetric|causal      alibi.max_position N
 //   t5.bidirectional 0|1             t5.num_buckets 32          t5.max_distance 128
 //   t5.max_position N                sinusoidal.d_model 512     sinusoidal.max_position N
+//   rope.position_scale 1            rope.attn_factor 1   (parameters the kernel does not take)
+//   rope_cached.cache_dtype own|f32|bf16|f16   (the cos/sin cache dtypes the cached rotation takes;
+//                                               own = the function's storage type)
 #pragma once
 
 #include <cstdint>
@@ -33,6 +36,12 @@ struct Domain {
   std::optional<bool> rope_inv_freq;             // false: never an inv_freq table
   std::optional<std::int64_t> rope_max_position;
   std::vector<std::int32_t> mrope_layouts;       // M-RoPE: PEC_MROPE_* (empty = any)
+  bool rope_unit_position_scale = false;         // position_scale is always 1 (not taken)
+  bool rope_unit_attn_factor = false;            // attn_factor is always 1 (not taken)
+  // pec_rope_cached_*: the cache dtypes taken (PEC_DTYPE_*, kOwnDtype = the function's storage
+  // type); empty = every dtype (the ABI's contract, a float32 cache included).
+  std::vector<std::int32_t> cached_dtypes;
+  static constexpr std::int32_t kOwnDtype = -1;
   // ALiBi
   std::vector<std::int32_t> alibi_modes;
   std::optional<std::int64_t> alibi_max_position;

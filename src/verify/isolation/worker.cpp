@@ -314,8 +314,11 @@ std::string CallOutcome::describe() const {
   return "unknown outcome";
 }
 
+// A name without a slash is a file in the current folder, as for open(2) and every other
+// pecheck input (issue 20, finding 10): dlopen would search the library path for it instead.
 Executor::Executor(std::string library_path, ExecutorConfig cfg)
-    : path_(std::move(library_path)), library_mode_(true), cfg_(cfg), arena_(cfg.arena_bytes) {}
+    : path_(library_path.find('/') == std::string::npos ? "./" + library_path : std::move(library_path)),
+      library_mode_(true), cfg_(cfg), arena_(cfg.arena_bytes) {}
 
 Executor::Executor(const KernelTable& table, ExecutorConfig cfg)
     : table_(table), library_mode_(false), cfg_(cfg), arena_(cfg.arena_bytes) {}

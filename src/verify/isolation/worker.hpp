@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "verify/isolation/arena.hpp"
 #include "verify/isolation/kernel_table.hpp"
@@ -47,6 +48,9 @@ struct LibraryInfo {
   int abi_version = 0;
   std::string domain;             // pec_domain()'s text (ABI-DOM-1), "" when not exported
   bool domain_truncated = false;  // longer than pecheck reads (4 KiB)
+  // Exports that look like ABI functions but are not (misspelt, C++-mangled), each described
+  // with the ABI name meant (isolation/exports.hpp); filled by verify_library from the ELF file.
+  std::vector<std::string> stray_exports;
 };
 
 struct ExecutorConfig {
@@ -61,7 +65,8 @@ struct ExecutorConfig {
 
 class Executor {
  public:
-  // Library mode: `library_path` is dlopened inside each worker.
+  // Library mode: `library_path` is dlopened inside each worker; a name without a slash is a
+  // file in the current folder (not a search of the library path).
   Executor(std::string library_path, ExecutorConfig cfg);
   // Table mode.
   Executor(const KernelTable& table, ExecutorConfig cfg);
