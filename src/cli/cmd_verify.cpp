@@ -154,6 +154,11 @@ class Progress {
 
 int run_verify(const VerifyArgs& a) {
   if (a.kernel.empty() == a.python.empty()) throw UsageError("verify: give exactly one of --kernel LIB.so and --python MODULE:OBJECT");
+  if (a.list_checks) {
+    if (!a.python.empty()) throw UsageError("verify: --list-checks lists the checks of a --kernel library");
+    for (const auto& line : list_library_checks(a.kernel)) std::printf("%s\n", line.c_str());
+    return exit_code::ok;
+  }
   VerifyOptions o;
   o.seed = a.seed;
   o.budget_seconds = a.budget_seconds;

@@ -231,6 +231,7 @@ TEST(GateStoredCases, BeyondMaxPositionAreSkippedWithANoteAndTheSearchRuns) {
 
 // --- finding 7: --require-resolved --------------------------------------------------------------
 
+// Clause: PREC-CLASS-4
 TEST(GateRequireResolved, FailsAKernelThatStopsRotatingPast2To23Rad) {
   const std::vector<std::string> opts = {"--max-position", "2147483647", "--only", "rope.oracle", "--no-regressions"};
   auto with = [&](const std::string& lib, std::vector<std::string> extra) {
@@ -258,6 +259,7 @@ TEST(GateRequireResolved, FailsAKernelThatStopsRotatingPast2To23Rad) {
 
 // --- finding 15 and 11: domain rules for parameters not taken and for cache dtypes --------------
 
+// Clause: ABI-DOM-5
 TEST(GateDomainRules, ParametersNotTakenAreNotGenerated) {
   // hf_rope with position_scale ignored fails by default; declared "not taken", it is correct.
   const std::vector<std::string> base = {"--kernel", ci::example("cat_ignore_scale"), "--only", "rope.oracle",
@@ -282,6 +284,7 @@ TEST(GateDomainRules, ParametersNotTakenAreNotGenerated) {
   expect_usage_line(bad);
 }
 
+// Clause: ABI-DOM-6
 TEST(GateDomainRules, ACachedRotationDeclaresTheCacheDtypesItTakes) {
   // vLLM/SGLang CPU style: the cache in the function's own dtype only. Declared: passes.
   const std::vector<std::string> opts = {"--only", "rope_cached.bf16.oracle", "--no-regressions"};

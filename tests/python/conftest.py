@@ -23,3 +23,23 @@ def pecheck_bin():
     if not b or not os.path.exists(b):
         pytest.skip("PECHECK_BIN is not set (ctest sets it)")
     return b
+
+
+@pytest.fixture(autouse=True)
+def _no_wall_clock_cap(monkeypatch):
+    """No wall-clock cap unless a test names one: a verdict must not depend on the machine's load
+    (the default 60 s cap cut correct runs short on a loaded machine)."""
+    import pecheck
+    real = pecheck.verify
+
+    def verify(obj, **options):
+        options.setdefault("budget_seconds", 0)
+        return real(obj, **options)
+
+    monkeypatch.setattr(pecheck, "verify", verify)
+    try:
+        import pecheck.testing as testing
+        if getattr(testing, "verify", None) is real:
+            monkeypatch.setattr(testing, "verify", verify)
+    except ImportError:
+        pass
