@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include <cstdint>
@@ -78,6 +79,15 @@ int invoke(const KernelTable& t, Fn fn, const void* args, const void* x, void* y
 }
 
 // Resolves the pec_* symbols of an opened library (every function of the version 2 header).
+int invoke_noting(const KernelTable& table, Fn fn, const void* args, const void* x, void* y, const void* x2, void* y2,
+                  const void* x3, bool* raised, char* what, std::size_t what_len) {
+  const int rc = invoke(table, fn, args, x, y, x2, y2, x3);
+  const char* w = table.failure ? table.failure() : nullptr;
+  *raised = w != nullptr;
+  if (w) std::snprintf(what, what_len, "%s", w);
+  return rc;
+}
+
 KernelTable resolve(void* h) {
   KernelTable t;
   t.abi_version = reinterpret_cast<int (*)(void)>(dlsym(h, "pec_abi_version"));

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 
 #include "verify/isolation/kernel_table.hpp"
@@ -15,6 +16,18 @@ namespace pecheck::verifier {
 // cache builder, (args, q, k, v, out, lse) for attention (x3 = v). Returns the function's return code (-1 for an unknown fn).
 int invoke(const KernelTable& t, Fn fn, const void* args, const void* x, void* y, const void* x2, void* y2,
            const void* x3 = nullptr);
+
+// A worker's answer to one call: the return value, or (raised) the provider's account of why the
+// call failed without one (KernelTable::failure, a Python exception).
+struct Response {
+  std::int32_t rc;
+  std::int32_t raised;
+  char what[504];
+};
+
+// invoke(), and the provider's account of a failure into *raised / what.
+int invoke_noting(const KernelTable& table, Fn fn, const void* args, const void* x, void* y, const void* x2, void* y2,
+                  const void* x3, bool* raised, char* what, std::size_t what_len);
 
 // Resolves the pec_* symbols of a library opened with dlopen (every function of the header).
 KernelTable resolve(void* handle);

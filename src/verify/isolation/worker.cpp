@@ -34,24 +34,6 @@ struct Request {
   std::uint64_t x3;                  // attention: v
 };
 
-// A worker's answer to one call: the return value, or (raised) the provider's account of why the
-// call failed without one (KernelTable::failure, a Python exception).
-struct Response {
-  std::int32_t rc;
-  std::int32_t raised;
-  char what[504];
-};
-
-// The call, and the provider's account of a failure into *raised / what.
-int invoke_noting(const KernelTable& table, Fn fn, const void* args, const void* x, void* y, const void* x2, void* y2,
-                  const void* x3, bool* raised, char* what, std::size_t what_len) {
-  const int rc = invoke(table, fn, args, x, y, x2, y2, x3);
-  const char* w = table.failure ? table.failure() : nullptr;
-  *raised = w != nullptr;
-  if (w) std::snprintf(what, what_len, "%s", w);
-  return rc;
-}
-
 struct HelloMsg {
   std::int32_t ok;
   std::uint32_t mask;
