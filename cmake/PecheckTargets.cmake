@@ -25,6 +25,14 @@ function(pecheck_configure_target tgt)
     else()
       target_compile_options(${tgt} PRIVATE
         $<$<COMPILE_LANGUAGE:CXX,C>:-fsanitize=${PECHECK_SANITIZE} -fno-omit-frame-pointer -fno-sanitize-recover=all>)
+      # The sanitizer build also links the libFuzzer targets (issue 21: one clang build for the
+      # sanitize and fuzz stages): pecheck's code carries libFuzzer's edge counters, so the
+      # fuzzers see coverage inside it. Counters only (no comparison hooks, which cost a call
+      # per comparison in every test); the fuzz targets themselves get -fsanitize=fuzzer.
+      if(PECHECK_BUILD_FUZZERS AND NOT PECHECK_SANITIZE MATCHES "fuzzer")
+        target_compile_options(${tgt} PRIVATE
+          $<$<COMPILE_LANGUAGE:CXX,C>:-fsanitize-coverage=inline-8bit-counters,pc-table>)
+      endif()
     endif()
     if(NOT _type STREQUAL "STATIC_LIBRARY" OR NOT A_TEST)
       target_link_options(${tgt} PRIVATE -fsanitize=${PECHECK_SANITIZE})
@@ -46,6 +54,7 @@ set(PECHECK_TEST_SCOPE "all" CACHE STRING "Tests to define: all, or memory (the 
 set_property(CACHE PECHECK_TEST_SCOPE PROPERTY STRINGS all memory)
 set(PECHECK_TIMEOUT_FACTOR 1 CACHE STRING "Factor applied to every test's TIMEOUT")
 set(PECHECK_MEMORY_SCOPE_SKIPS numeric long repo package)
+include(PecheckVerdictTests)
 
 # pecheck_test_wanted(<out-var> <labels...>): FALSE when the scope leaves tests with these
 # labels out.
@@ -114,12 +123,25 @@ function(pecheck_add_gtest name)
   # Labels are set by a test include file run after the discovered tests are defined:
   # gtest_discover_tests (CMake 3.25) splits a list in PROPERTIES, so "LABELS a;b" gave every
   # test the label a and a stray property b -- and `-L`/`-LE` filters saw only the first label.
-  if(A_LABELS)
-    set(_inc "${CMAKE_CURRENT_BINARY_DIR}/${name}_labels.cmake")
-    file(WRITE "${_inc}"
-      "foreach(_t IN LISTS ${name}_TESTS)\n"
-      "  set_tests_properties(\"\${_t}\" PROPERTIES LABELS \"${A_LABELS}\")\n"
-      "endforeach()\n")
-    set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${_inc}")
-  endif()
+  # Tests of the verdict catalogue (cmake/PecheckVerdictTests.cmake) get the label `verdict` too.
+  set(_inc "${CMAKE_CURRENT_BINARY_DIR}/${name}_labels.cmake")
+  set(_res "")
+  foreach(_re IN LISTS PECHECK_VERDICT_TESTS)
+    string(APPEND _res "  [==[${_re}]==]\n")
+  endforeach()
+  file(WRITE "${_inc}"
+    "set(_verdict_res\n${_res})\n"
+    "foreach(_t IN LISTS ${name}_TESTS)\n"
+    "  set(_labels \"${A_LABELS}\")\n"
+    "  foreach(_re IN LISTS _verdict_res)\n"
+    "    if(_t MATCHES \"\${_re}\")\n"
+    "      list(APPEND _labels verdict)\n"
+    "      break()\n"
+    "    endif()\n"
+    "  endforeach()\n"
+    "  if(_labels)\n"
+    "    set_tests_properties(\"\${_t}\" PROPERTIES LABELS \"\${_labels}\")\n"
+    "  endif()\n"
+    "endforeach()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES "${_inc}")
 endfunction()

@@ -1,9 +1,9 @@
 // libFuzzer target: the argument validation of pecheck's own CPU kernels (pecheck_simd) through
 // the plug-in ABI (spec/pecheck_kernel.h), with fuzzed argument structs on small bounded sizes.
 //
-// pecheck_simd is GCC code (vector extensions), so the clang fuzzer loads the GCC-built library
-// (PECHECK_SIMD_LIB=path/libpecheck_simd.so, set by fuzz/run.sh); the GCC replay build of this
-// file (tests/ci) links it directly. Without sanitizer instrumentation inside the library, every
+// The fuzzer loads the library (PECHECK_SIMD_LIB=path/libpecheck_simd.so, set by fuzz/run.sh: the
+// one built beside it, instrumented, in scripts/test.sh); the replay build of this file
+// (tests/ci) links it directly. Whether or not the library is instrumented, every
 // array is placed so that it ends exactly at a PROT_NONE guard page (a read or write past its
 // end faults) and the bytes before it are poisoned and checked (a write before its start is
 // caught); at most one array is passed as NULL. Properties, for all five functions: no crash,

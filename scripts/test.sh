@@ -3,32 +3,34 @@
 #   1. release   build (preset `release`) and every CTest test, in a copy of the repository's
 #                files in a fresh temporary folder with nothing beside it (see below)
 #   2. sanitize  pecheck's own code under AddressSanitizer + UndefinedBehaviorSanitizer (preset
-#                `sanitize`, build-sanitize/): every test that exercises pecheck's memory handling
-#                -- the verifier against hostile kernels, isolation, the CLI and bad input,
-#                reports, corpus, our kernels -- with pecheck's libraries instrumented (-O1 -g1)
-#                and the test programs linked against the sanitizer runtimes; the numeric sweeps,
-#                oracle vectors and proofs (labels numeric, repo, package, long) already ran in
-#                stage 1 and are not built here, nor are bench and CUDA
-#   3. fuzz      the libFuzzer targets (preset `fuzz`, clang, build-fuzz/), each run for a
-#                bounded time from its seeds; any crash fails the run (README "CI gate")
+#                `sanitize`, clang, build-sanitize/): every test that exercises pecheck's memory
+#                handling -- the verifier against hostile kernels, isolation, the CLI and bad
+#                input, reports, corpus, our kernels -- with pecheck's libraries instrumented
+#                (-O1 -g1) and the test programs linked against the sanitizer runtimes; the
+#                numeric sweeps, oracle vectors and proofs (labels numeric, repo, package, long)
+#                and the verdict catalogue (label verdict, cmake/PecheckVerdictTests.cmake)
+#                already ran in stage 1 and are not run here, nor are bench and CUDA built
+#   3. fuzz      the libFuzzer targets, linked in the same clang build as stage 2 (pecheck's
+#                libraries carry libFuzzer's edge counters there), each run for a bounded time
+#                from its seeds, two at a time; any crash fails the run (README "CI gate")
 # Each stage prints its wall time; the summary line gives the total.
 #
 # Tests labelled `long` (the full 200-seed flakiness sweep) are a deliberate long run, left out
 # of every stage unless PECHECK_LONG=1 (or run them alone: `ctest --preset release-long`).
 #
-# Environment: PECHECK_JOBS (default 2) build/test parallelism; PECHECK_STAGES (default
-# "release sanitize fuzz") to run a subset locally; PECHECK_FUZZ_SECONDS (default 60) the
-# fuzzing time over all targets together; PECHECK_KEEP_ISOLATED=1 keeps the release stage's
-# copy (it is kept anyway when the stage fails, and its path printed; otherwise it is removed
-# when the script exits, after the fuzz stage has used its libpecheck_simd.so).
+# Environment: PECHECK_JOBS (default 2) build/test/fuzz parallelism; PECHECK_STAGES (default
+# "release sanitize fuzz") to run a subset locally (fuzz needs sanitize's build);
+# PECHECK_FUZZ_SECONDS (default 60) the fuzzing time over all targets together;
+# PECHECK_KEEP_ISOLATED=1 keeps the release stage's copy (it is kept anyway when the stage fails,
+# and its path printed; otherwise it is removed when the script exits).
 #
 # Why the release stage runs in a copy (issue 12): a fresh clone has nothing beside it, so a
 # test that reads a sibling folder or a machine path passes in a developer's tree and fails for
 # everyone else. The copy is what a clone of this tree would hold -- the tracked files and the
 # untracked ones git does not ignore (uncommitted edits included, build outputs not) -- placed
 # at $TMPDIR/pecheck-isolated-XXXXXX/pecheck, whose parent holds nothing else. It is built from
-# scratch, as on a fresh machine; the other stages stay in this tree (build-sanitize/,
-# build-fuzz/), so nothing is built twice.
+# scratch, as on a fresh machine; the sanitize and fuzz stages share one clang build in this
+# tree (build-sanitize/).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
@@ -37,7 +39,6 @@ STAGES=${PECHECK_STAGES:-"release sanitize fuzz"}
 FUZZ_SECONDS=${PECHECK_FUZZ_SECONDS:-60}
 T0=$SECONDS
 declare -a SUMMARY=()
-RELEASE_SIMD_LIB=
 
 stage_done() { SUMMARY+=("$1: $(( SECONDS - $2 )) s"); echo "== test.sh: stage $1 took $(( SECONDS - $2 )) s"; }
 
@@ -74,9 +75,6 @@ if has_stage release; then
     echo "== test.sh: release stage FAILED; the isolated copy is kept: $ISOLATED/pecheck" >&2
     exit 1
   fi
-  # The fuzz stage's fuzz_simd_abi loads this GCC-built pecheck_simd; the copy is removed when
-  # the script exits.
-  RELEASE_SIMD_LIB=$ISOLATED/pecheck/build/src/kernels/simd/libpecheck_simd.so
   if [ "${PECHECK_KEEP_ISOLATED:-0}" = 1 ]; then
     trap - EXIT
     echo "== test.sh: isolated copy kept: $ISOLATED/pecheck"
@@ -94,10 +92,11 @@ fi
 
 if has_stage fuzz; then
   t=$SECONDS
-  cmake --preset fuzz
-  cmake --build --preset fuzz -j"$JOBS" --target fuzzers
-  # pecheck_simd from this run's release stage; without one, fuzz/run.sh looks in build/.
-  PECHECK_SIMD_LIB=${PECHECK_SIMD_LIB:-${RELEASE_SIMD_LIB:-}} bash fuzz/run.sh build-fuzz/fuzz "$FUZZ_SECONDS"
+  if [ ! -d build-sanitize/fuzz ]; then  # PECHECK_STAGES=fuzz alone: build what it needs
+    cmake --preset sanitize
+    cmake --build --preset sanitize -j"$JOBS" --target fuzzers pecheck_simd
+  fi
+  PECHECK_JOBS=$JOBS bash fuzz/run.sh build-sanitize/fuzz "$FUZZ_SECONDS"
   stage_done fuzz "$t"
 fi
 

@@ -28,6 +28,14 @@
 
 #include "pecheck_kernel.h"
 
+/* clang 14 has no _Float16 on x86; its __fp16 converts with the same IEEE rounding through
+   F16C (-mf16c, added for clang builds in CMake: the sanitizer build). */
+#if defined(__clang__) && __clang_major__ < 15
+typedef __fp16 example_half;
+#else
+typedef _Float16 example_half;
+#endif
+
 int pec_abi_version(void) { return PEC_ABI_VERSION; }
 
 /* ---- 16-bit formats ------------------------------------------------------------------------ */
@@ -45,12 +53,12 @@ static uint16_t float_to_bf16(float f) { /* nearest, ties to even; NaN stays NaN
   return (uint16_t)(u >> 16);
 }
 static float f16_to_float(uint16_t h) {
-  _Float16 v;
+  example_half v;
   memcpy(&v, &h, sizeof v);
   return (float)v;
 }
 static uint16_t float_to_f16(float f) {
-  const _Float16 v = (_Float16)f; /* IEEE conversion: nearest even */
+  const example_half v = (example_half)f; /* IEEE conversion: nearest even */
   uint16_t h;
   memcpy(&h, &v, sizeof h);
   return h;

@@ -1,6 +1,9 @@
 // pecheck_simd: the pec_* exports, validation, call plans, and the one-time choice of code
 // path (dispatch once at the entry; the kernels never query the CPU).
 #include <atomic>
+#if defined(__clang__) && (defined(__x86_64__) || defined(__i386__))
+#include <cpuid.h>
+#endif
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -97,6 +100,17 @@ const char* to_string(Path p) {
   return "unknown";
 }
 
+#if defined(__x86_64__) || defined(__i386__)
+static bool has_f16c() {
+#if defined(__clang__)
+  unsigned a = 0, b = 0, c = 0, d = 0;  // clang 14's builtin does not know "f16c": CPUID 1, ECX bit 29
+  return __get_cpuid(1, &a, &b, &c, &d) && (c & (1u << 29)) != 0;
+#else
+  return __builtin_cpu_supports("f16c");
+#endif
+}
+#endif
+
 bool cpu_has(Path p) {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_cpu_init();
@@ -104,12 +118,21 @@ bool cpu_has(Path p) {
     case Path::Scalar: return true;
     case Path::Avx2:
       return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") &&
-             __builtin_cpu_supports("bmi2") && __builtin_cpu_supports("f16c");
+             __builtin_cpu_supports("bmi2") && has_f16c();
     case Path::Avx512:
       return cpu_has(Path::Avx2) && __builtin_cpu_supports("avx512f") &&
              __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512bw") &&
              __builtin_cpu_supports("avx512vl");
-    case Path::Avx512Bf16: return cpu_has(Path::Avx512) && __builtin_cpu_supports("avx512bf16");
+    case Path::Avx512Bf16: {
+#if defined(__clang__)
+      // clang 14's __builtin_cpu_supports does not know "avx512bf16": CPUID leaf 7, sub-leaf 1,
+      // EAX bit 5.
+      unsigned a = 0, b = 0, c = 0, d = 0;
+      return cpu_has(Path::Avx512) && __get_cpuid_count(7, 1, &a, &b, &c, &d) && (a & (1u << 5)) != 0;
+#else
+      return cpu_has(Path::Avx512) && __builtin_cpu_supports("avx512bf16");
+#endif
+    }
   }
   return false;
 #else
