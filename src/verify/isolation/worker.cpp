@@ -5,10 +5,12 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -31,7 +33,53 @@ using Clock = std::chrono::steady_clock;
 struct Request {
   std::int32_t fn;
   std::uint64_t args, x, y, x2, y2;  // x2/y2: the key and key output of the query+key functions
+  // Guard spans made PROT_NONE around this call only (Arena::allocate_input), and the arena
+  // word the SIGSEGV handler stores the fault address in (0: no guard spans).
+  std::uint64_t fault_slot;
+  std::uint32_t n_guards;
+  std::uint64_t guard_lo[kMaxGuardSpans], guard_hi[kMaxGuardSpans];
 };
+
+// The worker's SIGSEGV handler while guard spans are armed: records the fault address (and, on
+// x86-64, whether the access was a write) in the shared arena and returns; SA_RESETHAND has
+// restored the default disposition, so the faulting access runs again and the worker dies by
+// SIGSEGV as it would have, now with the address known to pecheck.
+volatile std::uint64_t* g_fault_slot = nullptr;
+
+void on_guard_fault(int, siginfo_t* info, void* uc) {
+  volatile std::uint64_t* slot = g_fault_slot;
+  if (slot == nullptr) return;
+  std::uint64_t write = 0;
+#if defined(__x86_64__)
+  write = (static_cast<ucontext_t*>(uc)->uc_mcontext.gregs[REG_ERR] & 2) ? 1 : 0;
+#else
+  (void)uc;
+#endif
+  slot[1] = write;
+  slot[0] = reinterpret_cast<std::uint64_t>(info->si_addr);
+}
+
+void arm_guards(const Request& rq) {
+  if (rq.n_guards == 0 || rq.fault_slot == 0) return;
+  g_fault_slot = reinterpret_cast<volatile std::uint64_t*>(rq.fault_slot);
+  struct sigaction sa {};
+  sa.sa_sigaction = on_guard_fault;
+  sa.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_NODEFER;
+  sigemptyset(&sa.sa_mask);
+  sigaction(SIGSEGV, &sa, nullptr);
+  for (std::uint32_t i = 0; i < rq.n_guards && i < kMaxGuardSpans; ++i) {
+    mprotect(reinterpret_cast<void*>(rq.guard_lo[i]), rq.guard_hi[i] - rq.guard_lo[i], PROT_NONE);
+  }
+}
+
+void disarm_guards(const Request& rq) {
+  if (rq.n_guards == 0 || rq.fault_slot == 0) return;
+  for (std::uint32_t i = 0; i < rq.n_guards && i < kMaxGuardSpans; ++i) {
+    mprotect(reinterpret_cast<void*>(rq.guard_lo[i]), rq.guard_hi[i] - rq.guard_lo[i], PROT_READ | PROT_WRITE);
+  }
+  signal(SIGSEGV, SIG_DFL);
+  g_fault_slot = nullptr;
+}
 
 struct HelloMsg {
   std::int32_t ok;
@@ -110,9 +158,11 @@ void child_setup() {
   for (;;) {
     Request rq{};
     if (read_full(fd, &rq, sizeof rq, 1e9) != Io::Ok) _exit(0);
+    arm_guards(rq);
     const int rc = invoke(table, static_cast<Fn>(rq.fn), reinterpret_cast<const void*>(rq.args),
                           reinterpret_cast<const void*>(rq.x), reinterpret_cast<void*>(rq.y),
                           reinterpret_cast<const void*>(rq.x2), reinterpret_cast<void*>(rq.y2));
+    disarm_guards(rq);
     const std::int32_t rc32 = rc;
     if (!write_full(fd, &rc32, sizeof rc32)) _exit(0);
   }
@@ -273,7 +323,7 @@ std::string CallOutcome::describe() const {
   char buf[96];
   switch (kind) {
     case Kind::Returned: return "returned " + std::to_string(rc);
-    case Kind::Signal: return "killed by " + signal_name(signo);
+    case Kind::Signal: return "killed by " + signal_name(signo) + (fault.empty() ? "" : " (" + fault + ")");
     case Kind::Exited: return "exited the process with status " + std::to_string(rc);
     case Kind::Timeout:
       std::snprintf(buf, sizeof buf, "did not return within %.3g s (killed)", seconds);
@@ -525,9 +575,24 @@ CallOutcome Executor::call(Fn fn, const void* args, const void* x, void* y, cons
     out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
     return out;
   }
-  const Request rq{static_cast<std::int32_t>(fn), reinterpret_cast<std::uint64_t>(args),
-                   reinterpret_cast<std::uint64_t>(x), reinterpret_cast<std::uint64_t>(y),
-                   reinterpret_cast<std::uint64_t>(x2), reinterpret_cast<std::uint64_t>(y2)};
+  Request rq{};
+  rq.fn = static_cast<std::int32_t>(fn);
+  rq.args = reinterpret_cast<std::uint64_t>(args);
+  rq.x = reinterpret_cast<std::uint64_t>(x);
+  rq.y = reinterpret_cast<std::uint64_t>(y);
+  rq.x2 = reinterpret_cast<std::uint64_t>(x2);
+  rq.y2 = reinterpret_cast<std::uint64_t>(y2);
+  const auto& guarded = arena_.guarded_inputs();
+  if (!guarded.empty()) {
+    rq.fault_slot = reinterpret_cast<std::uint64_t>(arena_.fault_slot());
+    arena_.fault_slot()[0] = arena_.fault_slot()[1] = 0;
+    for (const auto& g : guarded) {
+      if (rq.n_guards >= kMaxGuardSpans) break;
+      rq.guard_lo[rq.n_guards] = g.span.lo;
+      rq.guard_hi[rq.n_guards] = g.span.hi;
+      ++rq.n_guards;
+    }
+  }
   if (pid_ < 0) {
     std::string error;
     LibraryInfo info;
@@ -556,6 +621,9 @@ CallOutcome Executor::call(Fn fn, const void* args, const void* x, void* y, cons
   if (st >= 0 && WIFSIGNALED(st)) {
     out.kind = CallOutcome::Kind::Signal;
     out.signo = WTERMSIG(st);
+    if (out.signo == SIGSEGV && rq.fault_slot != 0 && arena_.fault_slot()[0] != 0) {
+      out.fault = arena_.describe_fault(arena_.fault_slot()[0], arena_.fault_slot()[1] != 0);
+    }
   } else if (st >= 0) {
     out.kind = CallOutcome::Kind::Exited;
     out.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
