@@ -6,7 +6,7 @@ include(CMakePackageConfigHelpers)
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/src/
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/pecheck
         FILES_MATCHING PATTERN "*.hpp" PATTERN "*.h")
-install(FILES ${PROJECT_SOURCE_DIR}/spec/pecheck_kernel.h
+install(FILES ${PROJECT_SOURCE_DIR}/spec/pecheck_kernel.h ${PROJECT_SOURCE_DIR}/spec/pecheck_plugin.h
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}/pecheck)
 install(FILES ${PROJECT_SOURCE_DIR}/spec/budgets.tsv
         DESTINATION ${CMAKE_INSTALL_DATADIR}/pecheck OPTIONAL)

@@ -10,6 +10,8 @@ PKGS=(
   libz3-dev libcvc5-dev
   libhwy-dev libcli11-dev nlohmann-json3-dev libfmt-dev
   python3 python3-mpmath            # scripts/gen_vectors.py: the vectors' second, independent check
+  python3-dev pybind11-dev python3-numpy   # pecheck verify --python and the pecheck package (docs/python.md)
+  python3-torch python3-pytest             # the Python examples and their tests (tests/python)
 )
 missing=()
 for p in "${PKGS[@]}"; do

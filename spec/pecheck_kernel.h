@@ -164,6 +164,63 @@ int pec_mrope_bf16(const struct pec_mrope_args* args, const uint16_t* q, const u
 int pec_mrope_f16(const struct pec_mrope_args* args, const uint16_t* q, const uint16_t* k, uint16_t* q_out,
                   uint16_t* k_out);
 
+/* ---- Attention with the positional encoding inside (ABI-ATTN-*) ---------------------------------
+ * out = softmax(bias(softcap(scale * q.k)) + mask) . v for a batch of variable-length sequences
+ * (spec/abi.md ABI-ATTN-1..9). Sequence s owns query tokens q_start[s] .. q_start[s+1]-1 and key
+ * tokens k_start[s] .. k_start[s+1]-1 (FlashAttention's cu_seqlens_q / cu_seqlens_k). Every query
+ * and key token carries an explicit int64 position (q_pos, k_pos: vLLM's and FlashInfer's
+ * positions, FlexAttention's q_idx / kv_idx); a kernel that derives positions from the lengths
+ * (bottom-right or top-left alignment) declares it (ABI-DOM-4). Score order, stated once:
+ *   s = scale * <q', k'>          q', k' = q, k (none, ALiBi, T5) or rotated at their positions (RoPE)
+ *   s = softcap * tanh(s/softcap) when softcap > 0
+ *   s = s + bias(q_pos, k_pos)    ALiBi or T5
+ *   s = -inf where masked         causal: k_pos > q_pos; window: q_pos - k_pos > window_left or
+ *                                 k_pos - q_pos > window_right (both bounds inclusive, -1 = none)
+ * q [total_q][n_q_heads][head_dim], k [total_k][n_kv_heads][head_dim], v [total_k][n_kv_heads]
+ * [head_dim_v] and out [total_q][n_q_heads][head_dim_v] are strided views (ABI-VIEW-1), elements
+ * of the suffix's storage type; query head h reads key/value head h / (n_q_heads / n_kv_heads).
+ * lse (NULL = not wanted) is float32 [total_q][n_q_heads]: the natural log of the sum of exp(s)
+ * over the visible keys; a query with no visible key gets out = 0 and lse = -inf.
+ * Slopes, the T5 table and inv_freq are float32 in every variant. */
+enum pec_attn_encoding { PEC_ATTN_NONE = 0, PEC_ATTN_ROPE = 1, PEC_ATTN_ALIBI = 2, PEC_ATTN_T5 = 3 };
+enum pec_attn_alibi_form {
+  PEC_ATTN_ALIBI_SYMMETRIC = 0,  /* bias = -slope * |q_pos - k_pos| */
+  PEC_ATTN_ALIBI_KEY_ONLY = 1,   /* bias = slope * k_pos (FlashAttention's causal form, BLOOM) */
+  PEC_ATTN_ALIBI_SIGNED = 2      /* bias = -slope * (q_pos - k_pos) (rewards keys ahead if unmasked) */
+};
+struct pec_attention_args {
+  int64_t n_seqs;
+  const int64_t* q_start;                   /* n_seqs + 1 entries, q_start[0] = 0, non-decreasing */
+  const int64_t* k_start;                   /* n_seqs + 1 entries, k_start[0] = 0, non-decreasing */
+  const int64_t* q_pos;                     /* q_start[n_seqs] entries */
+  const int64_t* k_pos;                     /* k_start[n_seqs] entries */
+  int64_t n_q_heads, n_kv_heads, head_dim, head_dim_v;
+  struct pec_strides q, k, v, out;
+  double scale;                             /* multiplies q.k (1/sqrt(head_dim) usually) */
+  double softcap;                           /* 0 = none */
+  int32_t causal;                           /* 0 or 1 */
+  int64_t window_left, window_right;        /* -1 = unbounded */
+  int32_t encoding;                         /* enum pec_attn_encoding */
+  /* RoPE (encoding PEC_ATTN_ROPE): the parameters of pec_rope_qk (ABI-QK-2) on q and k. */
+  int64_t rotary_dim;
+  int32_t rope_layout;                      /* enum pec_rope_layout */
+  double theta_base, position_scale, attn_factor;
+  const float* inv_freq;                    /* NULL or rotary_dim/2 entries */
+  /* ALiBi (encoding PEC_ATTN_ALIBI). */
+  int32_t alibi_form;                       /* enum pec_attn_alibi_form */
+  const float* alibi_slopes;                /* n_q_heads entries */
+  /* T5 (encoding PEC_ATTN_T5): bucket of k_pos - q_pos as pec_t5_bias (ABI-T5-2). */
+  int64_t t5_num_buckets, t5_max_distance;
+  int32_t t5_bidirectional;
+  const float* t5_table;                    /* [t5_num_buckets][n_q_heads] */
+};
+int pec_attention_f32(const struct pec_attention_args* args, const float* q, const float* k, const float* v,
+                      float* out, float* lse);
+int pec_attention_bf16(const struct pec_attention_args* args, const uint16_t* q, const uint16_t* k,
+                       const uint16_t* v, uint16_t* out, float* lse);
+int pec_attention_f16(const struct pec_attention_args* args, const uint16_t* q, const uint16_t* k,
+                      const uint16_t* v, uint16_t* out, float* lse);
+
 #ifdef __cplusplus
 } /* extern "C" */
 #endif

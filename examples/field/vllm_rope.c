@@ -28,36 +28,16 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "pecheck_kernel.h"
+#include "pecheck_plugin.h" /* the ABI's rules as code: conversions, views */
 
 int pec_abi_version(void) { return PEC_ABI_VERSION; }
 
 /* ---- 16-bit formats ------------------------------------------------------------------------ */
-static float bf16_to_float(uint16_t h) {
-  const uint32_t u = (uint32_t)h << 16;
-  float f;
-  memcpy(&f, &u, sizeof f);
-  return f;
-}
-/* Round to nearest, ties to even; NaN stays NaN (quieted), infinities and overflow give inf. */
-static uint16_t float_to_bf16(float f) {
-  uint32_t u;
-  memcpy(&u, &f, sizeof u);
-  if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x0040u);
-  u += 0x7fffu + ((u >> 16) & 1u);
-  return (uint16_t)(u >> 16);
-}
-static float f16_to_float(uint16_t h) {
-  _Float16 v;
-  memcpy(&v, &h, sizeof v);
-  return (float)v;
-}
-static uint16_t float_to_f16(float f) {
-  const _Float16 v = (_Float16)f; /* IEEE conversion: nearest even, overflow to inf */
-  uint16_t h;
-  memcpy(&h, &v, sizeof h);
-  return h;
-}
+/* 16-bit conversions (nearest, ties to even; NaN stays NaN): spec/pecheck_plugin.h. */
+#define bf16_to_float pec_bf16_to_f32
+#define float_to_bf16 pec_f32_to_bf16
+#define f16_to_float pec_f16_to_f32
+#define float_to_f16 pec_f32_to_f16
 
 /* Element i of a tensor of format dt, widened to float (exact). */
 static float load(const void* p, int32_t dt, int64_t i) {
@@ -78,25 +58,8 @@ static void copy_bits(void* dst, const void* src, int32_t dt, int64_t di, int64_
 
 /* ---- Argument checks ----------------------------------------------------------------------- */
 /* a >= n * b for n, b >= 0, without overflow. */
-static int ge_product(int64_t a, int64_t n, int64_t b) {
-  if (n == 0 || b == 0) return a >= 0;
-  if (b > INT64_MAX / n) return 0;
-  return a >= n * b;
-}
-/* ABI-VIEW-1: token-major or head-major; a stride the shape does not need (n_tokens <= 1, n_heads == 1)
- * only has to be >= 0. */
-static int view_ok(const struct pec_strides* s, int64_t n_tokens, int64_t n_heads, int64_t head_dim) {
-  const int need_token = n_tokens > 1, need_head = n_heads > 1;
-  if (s->token < 0 || s->head < 0) return 0;
-  if (n_tokens == 0) return 1; /* no element: no stride is needed */
-  if (need_token && need_head) {
-    return (s->head >= head_dim && ge_product(s->token, n_heads, s->head)) ||
-           (s->token >= head_dim && ge_product(s->head, n_tokens, s->token));
-  }
-  if (need_head) return s->head >= head_dim;
-  if (need_token) return s->token >= head_dim;
-  return 1;
-}
+#define view_ok pec_view_ok /* ABI-VIEW-1 */
+
 static int same_strides(const struct pec_strides* a, const struct pec_strides* b) {
   return a->token == b->token && a->head == b->head;
 }

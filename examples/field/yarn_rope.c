@@ -17,51 +17,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "pecheck_kernel.h"
+#include "pecheck_plugin.h" /* the ABI's rules as code: the domain check */
 
 int pec_abi_version(void) { return PEC_ABI_VERSION; }
 
-static int ge_product(int64_t a, int64_t n, int64_t b) {
-  if (n == 0 || b == 0) return a >= 0;
-  if (b > INT64_MAX / n) return 0;
-  return a >= n * b;
-}
-static int view_ok(const struct pec_strides* s, int64_t n_tokens, int64_t n_heads, int64_t head_dim) {
-  const int need_token = n_tokens > 1, need_head = n_heads > 1;
-  if (s->token < 0 || s->head < 0) return 0;
-  if (n_tokens == 0) return 1; /* no element: no stride is needed */
-  if (need_token && need_head) {
-    return (s->head >= head_dim && ge_product(s->token, n_heads, s->head)) ||
-           (s->token >= head_dim && ge_product(s->head, n_tokens, s->token));
-  }
-  if (need_head) return s->head >= head_dim;
-  if (need_token) return s->token >= head_dim;
-  return 1;
-}
-static int finite_positive(double v) { return isfinite(v) && v > 0.0; }
-
-/* ABI-QK-1. */
-static int qk_args_ok(const struct pec_rope_qk_args* a, const void* q, const void* k, const void* q_out, const void* k_out) {
-  int64_t t;
-  if (a == NULL) return 0;
-  if (a->n_tokens < 0 || a->n_q_heads < 1 || a->n_kv_heads < 1 || a->n_q_heads % a->n_kv_heads != 0) return 0;
-  if (a->head_dim < 2 || a->rotary_dim < 2 || a->rotary_dim > a->head_dim || a->rotary_dim % 2 != 0) return 0;
-  if (a->layout != PEC_ROPE_NEOX && a->layout != PEC_ROPE_GPTJ) return 0;
-  if (!isfinite(a->theta_base) || !(a->theta_base > 1.0)) return 0;
-  if (!finite_positive(a->position_scale) || !finite_positive(a->attn_factor)) return 0;
-  if (!view_ok(&a->q, a->n_tokens, a->n_q_heads, a->head_dim) || !view_ok(&a->q_out, a->n_tokens, a->n_q_heads, a->head_dim) ||
-      !view_ok(&a->k, a->n_tokens, a->n_kv_heads, a->head_dim) || !view_ok(&a->k_out, a->n_tokens, a->n_kv_heads, a->head_dim)) {
-    return 0;
-  }
-  if (a->n_tokens == 0) return 1;
-  if (q == NULL || k == NULL || q_out == NULL || k_out == NULL || a->positions == NULL) return 0;
-  if (q_out == q && (a->q.token != a->q_out.token || a->q.head != a->q_out.head)) return 0;
-  if (k_out == k && (a->k.token != a->k_out.token || a->k.head != a->k_out.head)) return 0;
-  for (t = 0; t < a->n_tokens; ++t) {
-    if (a->positions[t] < 0 || a->positions[t] >= ((int64_t)1 << 31)) return 0;
-  }
-  return 1;
-}
+/* ABI-QK-1 with ABI-VIEW-1: pec_rope_qk_args_ok of the helper header spec/pecheck_plugin.h. */
+#define qk_args_ok pec_rope_qk_args_ok
 
 /* Rotates `n` heads of token t of one tensor with the pair's scaled cos c and sin s. */
 static void rotate_pair(const struct pec_rope_qk_args* a, const float* x, const struct pec_strides* xs, float* y,

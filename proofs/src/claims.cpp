@@ -140,10 +140,13 @@ ClaimResult run_claim(const Claim& claim) {
   return r;
 }
 
+void add_attention_claims(std::vector<Claim>& out);  // claims_attention.cpp (issue 23)
+
 std::vector<Claim> all_claims() {
   std::vector<Claim> out;
   add_rope_claims(out);
   add_family_claims(out);
+  add_attention_claims(out);
   add_sinusoidal_claims(out);
   add_bias_claims(out);
   add_index_claims(out);

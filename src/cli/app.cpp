@@ -9,14 +9,18 @@
 #include <signal.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <charconv>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <exception>
+#include <filesystem>
 #include <string>
 
 #include "cli/commands.hpp"
 #include "core/error.hpp"
+#include "core/suggest.hpp"
 #include "core/verdict.hpp"
 
 namespace pecheck::cli {
@@ -41,7 +45,44 @@ void install_interrupt_handlers() {
   sigaction(SIGTERM, &sa, nullptr);
 }
 
+std::string& program_storage() {
+  static std::string name = "pecheck";
+  return name;
+}
+
+// A word the shell reads back as itself: as is when it holds only safe characters, else quoted.
+std::string shell_word(const std::string& w) {
+  const bool plain = !w.empty() && w.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                                                       "0123456789_./+-=:,@%") == std::string::npos;
+  if (plain) return w;
+  std::string q = "'";
+  for (char c : w) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
+  return q + "'";
+}
+
 }  // namespace
+
+std::string program_name_for(const std::string& argv0, const std::string& path_env) {
+  namespace fs = std::filesystem;
+  if (argv0.empty() || argv0.find('/') == std::string::npos) return "pecheck";  // found through PATH
+  std::error_code ec;
+  const fs::path self = fs::weakly_canonical(fs::path(argv0), ec);
+  std::size_t start = 0;
+  while (!ec && start <= path_env.size()) {
+    const std::size_t end = std::min(path_env.find(':', start), path_env.size());
+    const std::string dir = path_env.substr(start, end - start);
+    start = end + 1;
+    if (dir.empty()) continue;
+    const fs::path cand = fs::path(dir) / "pecheck";
+    std::error_code e2;
+    if (::access(cand.c_str(), X_OK) != 0) continue;
+    // The first pecheck on PATH is the one a pasted line runs: it must be this binary.
+    return fs::equivalent(cand, self, e2) && !e2 ? "pecheck" : shell_word(argv0);
+  }
+  return shell_word(argv0);
+}
+
+const std::string& program_name() { return program_storage(); }
 
 DeferSignals::DeferSignals() {
   sigset_t s;
@@ -64,6 +105,52 @@ CLI::Validator seed_check() {
       "SEED");
 }
 
+CLI::Validator at_least(double low, bool strict) {
+  char bound[32];
+  std::snprintf(bound, sizeof bound, "%g", low);
+  const std::string want = std::string(strict ? "> " : ">= ") + bound;
+  return CLI::Validator(
+      [low, strict, want](std::string& v) {
+        double x = 0;
+        const auto r = std::from_chars(v.data(), v.data() + v.size(), x);
+        const bool number = !v.empty() && r.ec == std::errc() && r.ptr == v.data() + v.size();
+        if (!number) return "must be a number " + want + ", not '" + v + "'";
+        return (strict ? x > low : x >= low) ? std::string() : "must be " + want + ", not " + v;
+      },
+      strict ? "POSITIVE" : "NONNEGATIVE");
+}
+
+namespace {
+
+// The long option names of the command line (every subcommand's), for "did you mean".
+std::vector<std::string> option_names(const CLI::App& app) {
+  std::vector<std::string> out;
+  for (const auto* o : app.get_options()) {
+    for (const auto& n : o->get_lnames()) out.push_back("--" + n);
+  }
+  for (const auto* sub : app.get_subcommands([](const CLI::App*) { return true; })) {
+    for (auto& n : option_names(*sub)) out.push_back(std::move(n));
+    out.push_back(sub->get_name());
+  }
+  return out;
+}
+
+// A misspelt option: the parse error, then the nearest option name (issue 22, item 7).
+std::string with_suggestion(const CLI::App& app, const std::string& what, int argc, char** argv) {
+  const auto names = option_names(app);
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (!a.starts_with("--")) continue;
+    a = a.substr(0, a.find('='));
+    if (std::find(names.begin(), names.end(), a) != names.end()) continue;
+    if (what.find(a) == std::string::npos) continue;
+    return what + did_you_mean(a, names);
+  }
+  return what;
+}
+
+}  // namespace
+
 void build_app(CLI::App& app, Runner& run) {
   app.description("pecheck: verification of transformer positional encodings");
   app.set_version_flag("--version", std::string("pecheck ") + PECHECK_VERSION);
@@ -76,6 +163,10 @@ void build_app(CLI::App& app, Runner& run) {
 
 int parse_and_run(int argc, char** argv) {
   install_interrupt_handlers();
+  if (argc > 0 && argv[0] != nullptr) {
+    const char* path = std::getenv("PATH");
+    program_storage() = program_name_for(argv[0], path ? path : "");
+  }
   CLI::App app;
   Runner run;
   build_app(app, run);
@@ -88,7 +179,7 @@ int parse_and_run(int argc, char** argv) {
   } catch (const CLI::CallForVersion& e) {
     return app.exit(e);
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "pecheck: %s (see pecheck --help)\n", e.what());
+    std::fprintf(stderr, "pecheck: %s (see pecheck --help)\n", with_suggestion(app, e.what(), argc, argv).c_str());
     return exit_code::usage;
   }
   try {

@@ -16,8 +16,11 @@ namespace pecheck::cli {
 void register_classify(CLI::App& app, Runner& run) {
   auto* sub = app.add_subcommand(
       "classify",
-      "Classify every positional encoding by property runs: where the position enters "
-      "(applied_at) and what the attention score depends on (depends_on), with shrunk witnesses");
+      "What is the attention score a function of -- the offset n-m, |n-m|, the absolute positions, or "
+      "neither -- and where does the position enter? Classifies every positional encoding (or, with "
+      "--kernel, a library's own functions) by property runs: applied_at and depends_on, with shrunk "
+      "witnesses. Not a correctness check: a kernel with wrong values that are still a function of the "
+      "offset classifies like a correct one; `pecheck verify` checks the values.");
   auto format = std::make_shared<std::string>("table");
   auto seed = std::make_shared<std::uint64_t>(1);
   auto only = std::make_shared<std::string>();
@@ -89,6 +92,11 @@ void register_classify(CLI::App& app, Runner& run) {
         text = j.dump(2) + "\n";
       } else {
         text = classify::to_table(out, o.seed);
+        if (!kernel->empty()) {
+          text += "note: classify says what the scores are a function of, not whether they are right: a kernel "
+                  "with the wrong pairing, positions or factor can classify exactly like a correct one. "
+                  "Check the values with: " + program_name() + " verify --kernel " + *kernel + "\n";
+        }
         for (const auto& e : errors) text += e + "\n";
         for (const auto& e : extra) text += e + "\n";
       }

@@ -85,7 +85,11 @@ int run_prove(const ProveOptions& o) {
 
 void register_prove(CLI::App& app, Runner& run) {
   auto* sub = app.add_subcommand(
-      "prove", "SMT proofs (Z3 + cvc5) of the spec's claims and the kernels' shared arithmetic");
+      "prove",
+      "Do the spec's claims hold for every input, not just the ones tested? Proves them with two SMT solvers "
+      "(Z3 and cvc5): RoPE's relative-position identity and scalings, pairing maps, ALiBi and T5 shift "
+      "invariance, index maps, and pecheck's own kernels' shared float32 arithmetic; claims meant to fail "
+      "must give a replayed counterexample. Exit 0 when every claim gives what it should.");
   auto o = std::make_shared<ProveOptions>();
   sub->add_option("--format", o->format, "table (default) or json")
       ->check(CLI::IsMember({"table", "json"}));

@@ -20,6 +20,15 @@ void register_prove(CLI::App& app, Runner& run);
 // A --seed value: an integer in [0, 2^64), parsed exactly (CLI11 alone wraps "-1" to
 // 2^64-1 and saturates values past 2^64).
 CLI::Validator seed_check();
+// A number at least `low` (above it when `strict`), with a message that states the bound as
+// written ("must be >= 0"), not CLI11's range up to the largest double (issue 22, item 7).
+CLI::Validator at_least(double low, bool strict = false);
+
+// How printed command lines (reproduce:) name pecheck: "pecheck" when the running binary is the
+// `pecheck` that PATH finds (an installed one), else argv[0] as invoked (e.g. `build/pecheck`),
+// shell-quoted when needed, so a printed line pastes into the same shell as printed.
+const std::string& program_name();
+std::string program_name_for(const std::string& argv0, const std::string& path_env);
 
 // The whole command line (cli/app.cpp): every subcommand registered on `app`.
 void build_app(CLI::App& app, Runner& run);

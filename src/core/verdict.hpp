@@ -29,6 +29,7 @@ inline constexpr int counterexample = 1;  // at least one check failed or a clai
 inline constexpr int usage = 2;           // bad usage or bad input (unloadable library, bad file, ...)
 inline constexpr int io = 3;              // an output (report, CSV, corpus) could not be written
 inline constexpr int internal = 4;        // a bug in pecheck itself
+inline constexpr int incomplete = 5;      // verify: nothing failed, but a check could not decide or was cut short
 inline constexpr int interrupted = 130;   // SIGINT / SIGTERM; no partial output is left behind
 }  // namespace exit_code
 

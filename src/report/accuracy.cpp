@@ -55,14 +55,21 @@ std::string resolved_line(const Accuracy& a) {
 void accuracy_text(std::string& o, const CheckResult& c) {
   if (!c.accuracy) return;
   const Accuracy& a = *c.accuracy;
-  const std::string ind = "           ";
+  const std::string ind = "             ";  // under the check name (markdown.cpp render_text)
   o += ind + "accuracy (evidence from " + std::to_string(c.cases) + " cases, class '" + a.accuracy_class +
        "' judged): " + grade_line(a) + "\n";
-  if (!a.pin.empty()) o += ind + "pin the tightest class met in CI: " + a.pin + "\n";
+  if (!a.pin.empty()) o += ind + "pin in CI (the tightest class met with margin, worst <= 0.8 of it): " + a.pin + "\n";
   if (a.worst) {
     const auto& w = a.worst->element;
-    o += ind + fmt::format("worst: {} x '{}' ({} ulp) at {}{}; expected {} actual {}\n", format_real(w.contract_units),
-                           a.accuracy_class, format_real(w.ulps), w.output,
+    // ULPs of the storage type, and none where the exact value is 0 (issue 22).
+    const std::string ulps = w.expected != 0 && std::isfinite(w.ulps)
+                                 ? " (" + format_real(w.ulps) + " ulp of " + storage_of(c.function) + ")"
+                                 : std::string();
+    // A NaN or infinite element has no class-unit figure: it is said in words (issue 22).
+    const std::string units = std::isfinite(w.contract_units)
+                                  ? format_real(w.contract_units) + " x '" + a.accuracy_class + "'" + ulps
+                                  : std::string("a NaN or infinite value (no bound holds)");
+    o += ind + fmt::format("worst: {} at {}{}; expected {} actual {}\n", units, w.output,
                            w.position ? " position " + std::to_string(*w.position) : std::string(),
                            format_real(w.expected), format_real(w.actual));
     o += ind + "worst case reproduce: " + a.worst->reproduce + "\n";
@@ -120,6 +127,10 @@ void accuracy_html(std::string& o, const CheckResult& c) {
          xml_escape(a.worst->reproduce) + "</pre>\n";
   }
   if (a.profile.empty()) return;
+  // A plot only where it informs: at least two octaves with a finite, nonzero error.
+  int informative = 0;
+  for (const auto& p : a.profile) informative += p.octave >= 0 && std::isfinite(p.max_units) && p.max_units > 0;
+  if (informative >= 2) {
   PlotOptions opt;
   opt.title = c.name + ": accuracy profile (max class units per position octave)";
   opt.x_label = "position octave (lower end)";
@@ -133,6 +144,7 @@ void accuracy_html(std::string& o, const CheckResult& c) {
     if (p.octave >= 0) s.points.emplace_back(std::ldexp(1.0, static_cast<int>(p.octave)), p.max_units);
   }
   o += "<figure>" + svg_line_plot(opt, {s}) + "</figure>\n";
+  }
   o += "<table><tr><th>octave</th><th>max class units</th><th>max ulp</th><th>position error</th></tr>\n";
   for (const auto& p : a.profile) {
     o += fmt::format("<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>\n", octave_label(p.octave),

@@ -1,8 +1,9 @@
-// report.md and the terminal summary.
+// report.md (the terminal summary is report/console.cpp).
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 
 #include "report/accuracy.hpp"
 #include "report/write.hpp"
@@ -69,11 +70,15 @@ void counterexample_md(std::string& o, const CheckResult& c, const Counterexampl
     o += fmt::format("| output | {}[{}] (flat {}) |\n", markdown_cell(w.output), markdown_cell(join(idx, ", ")),
                      w.flat_index);
     if (w.position) o += fmt::format("| position | {} |\n", *w.position);
-    o += fmt::format("| expected (oracle) | {} ({}) |\n", format_real(w.expected), format_hex(w.expected));
+    o += fmt::format("| expected (exact) | {} ({}) |\n", format_real(w.expected), format_hex(w.expected));
     o += fmt::format("| actual (kernel) | {} ({}) |\n", format_real(w.actual), format_hex(w.actual));
     o += fmt::format("| abs error | {} |\n", format_real(w.abs_error));
-    o += fmt::format("| error (ULP) | {} |\n", format_real(w.ulps));
-    o += fmt::format("| error (contract units; >1 violates) | {} |\n\n", format_real(w.contract_units));
+    // No ULP figure where the exact value is 0 (or not finite): every other value is "infinitely
+    // many" ULPs of it. ULPs are of the function's storage type.
+    if (w.expected != 0 && std::isfinite(w.expected) && std::isfinite(w.ulps)) {
+      o += fmt::format("| error (ULP of {}) | {} |\n", storage_of(cx.function), format_real(w.ulps));
+    }
+    o += fmt::format("| error (class units; >1 violates) | {} |\n\n", format_real(w.contract_units));
   }
   for (const auto& n : cx.notes) o += "- Note: " + markdown_cell(n) + "\n";
   if (!cx.notes.empty()) o += "\n";
@@ -99,7 +104,7 @@ std::string render_markdown(const VerifyResult& r) {
                    r.count(CheckStatus::Unknown), r.count(CheckStatus::Timeout), r.count(CheckStatus::Error),
                    r.count(CheckStatus::Incomplete), format_real(r.seconds));
   for (const auto& n : r.notes) o += "- Note: " + markdown_cell(n) + "\n";
-  o += "\n| check | scheme | clause | status | cases | max ULP | seconds | reason |\n";
+  o += "\n| check | scheme | clause | status | cases | max ULP (storage type, at the operands' magnitude) | seconds | reason |\n";
   o += "|---|---|---|---|---:|---:|---:|---|\n";
   for (const auto& c : r.checks) {
     o += fmt::format("| {} | {} | {} | **{}** | {} | {} | {} | {} |\n", markdown_cell(c.name),
@@ -114,66 +119,6 @@ std::string render_markdown(const VerifyResult& r) {
     counterexample_md(o, c, *c.counterexample);
   }
   accuracy_markdown(o, r);
-  return o;
-}
-
-std::string render_text(const VerifyResult& r) {
-  std::string o;
-  for (const auto& c : r.checks) {
-    // Checks of functions the library does not export are summarised by one line below.
-    if (c.status == CheckStatus::Skipped &&
-        std::find(r.missing.begin(), r.missing.end(), c.function) != r.missing.end()) {
-      continue;
-    }
-    // Deselected, tier-B and batch-invariance checks are summarised by one line each below.
-    if (c.status == CheckStatus::Skipped && (c.reason.starts_with("not selected") || c.reason.starts_with("argument hygiene") ||
-                                             c.reason.starts_with("batch invariance"))) {
-      continue;
-    }
-    o += fmt::format("  {:<8} {:<28} {:<16} {:>8} cases", to_string(c.status), c.name, c.clause, c.cases);
-    if (!c.reason.empty()) o += "  (" + c.reason + ")";
-    o += "\n";
-    if (c.counterexample) {
-      const auto& cx = *c.counterexample;
-      o += "           " + cx.message + "\n";
-      if (!cx.args.empty()) {
-        std::string args;
-        for (const auto& a : cx.args) args += (args.empty() ? "" : ", ") + a.name + "=" + format_arg(a.value);
-        o += "           args: " + args + "\n";
-      }
-      if (cx.worst) {
-        o += fmt::format("           expected {} actual {} ({} ULP, {} x budget)\n", format_real(cx.worst->expected),
-                         format_real(cx.worst->actual), format_real(cx.worst->ulps),
-                         format_real(cx.worst->contract_units));
-      }
-      if (!cx.reproduce.empty()) o += "           reproduce: " + cx.reproduce + "\n";
-    }
-    accuracy_text(o, c);
-  }
-  if (!r.missing.empty()) o += "  not exported (their checks skipped): " + join(r.missing, ", ") + "\n";
-  std::int64_t deselected = 0, hygiene = 0, batch = 0;
-  for (const auto& c : r.checks) {
-    if (c.status != CheckStatus::Skipped) continue;
-    deselected += c.reason.starts_with("not selected");
-    hygiene += c.reason.starts_with("argument hygiene");
-    batch += c.reason.starts_with("batch invariance");
-  }
-  if (deselected > 0) o += fmt::format("  {} checks not selected by --only\n", deselected);
-  if (hygiene > 0) {
-    o += fmt::format("  {} argument-hygiene checks (tier B, spec/abi.md ABI-GEN-8) not run: --strict runs them\n", hygiene);
-  }
-  if (batch > 0) {
-    o += fmt::format("  {} batch-invariance checks (spec/abi.md ABI-BATCH-1) not run: --strict or --only .batch runs them\n",
-                     batch);
-  }
-  for (const auto& n : r.notes) {
-    if (n.starts_with("declared domain: ")) o += "  " + n + "\n";
-  }
-  o += fmt::format("verdict: {} ({} pass, {} fail, {} skipped, {} undecided/error, {} incomplete) in {} s\n",
-                   r.verdict(), r.count(CheckStatus::Pass), r.count(CheckStatus::Fail), r.count(CheckStatus::Skipped),
-                   r.count(CheckStatus::Unknown) + r.count(CheckStatus::Timeout) + r.count(CheckStatus::Error),
-                   r.count(CheckStatus::Incomplete), fmt::format("{:.2f}", r.seconds));
-  if (r.count(CheckStatus::Incomplete) > 0) o += r.verdict_sentence() + "\n";
   return o;
 }
 

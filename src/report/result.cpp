@@ -126,7 +126,8 @@ const CheckResult* VerifyResult::find(std::string_view check_name) const {
 }
 
 int VerifyResult::exit_status() const {
-  return passed() ? exit_code::ok : exit_code::counterexample;
+  if (passed()) return exit_code::ok;
+  return verdict() == "incomplete" ? exit_code::incomplete : exit_code::counterexample;
 }
 
 std::string format_real(double v) {

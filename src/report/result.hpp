@@ -141,7 +141,8 @@ struct OctaveRow {
 struct Accuracy {
   std::string accuracy_class;       // the class the verdict used
   std::vector<ClassGrade> grades;   // tightest first (the scheme's class order)
-  std::string pin;                  // option that pins the tightest class met, "" when none
+  std::string pin;                  // option that pins the tightest class met with margin (worst <= 0.8
+                                    // of its bound), "" when none
   std::optional<WorstCase> worst;
   std::vector<OctaveRow> profile;   // increasing octaves
   std::optional<std::int64_t> largest_position;   // largest position tested
@@ -204,7 +205,8 @@ struct VerifyResult {
   std::int64_t count(CheckStatus s) const;
   const CheckResult* find(std::string_view check_name) const;
   // Exit status of `pecheck verify` for this result (src/core/verdict.hpp): ok when passed(),
-  // counterexample otherwise (a check that could not decide or could not run is not a pass).
+  // incomplete (5) when verdict() is "incomplete" (nothing failed, but a check was cut short),
+  // counterexample (1) otherwise (a check that could not decide or could not run is not a pass).
   int exit_status() const;
 };
 

@@ -158,8 +158,11 @@ std::string svg_line_plot(const PlotOptions& opt, const std::vector<PlotSeries>&
   o += fmt::format(R"(<title>{}</title>)", xml_escape(opt.title.empty() ? opt.y_label : opt.title));
   o += fmt::format(R"(<rect x="0" y="0" width="{}" height="{}" fill="white"/>)", W, H);
   if (!opt.title.empty()) {
-    o += fmt::format(R"(<text x="{}" y="18" text-anchor="middle" font-size="13">{}</text>)",
-                     W / 2, xml_escape(opt.title));
+    // A long title shrinks to the plot's width instead of running past its edges (a glyph of
+    // sans-serif is about 0.6 em wide).
+    const double fs = std::min(13.0, (W - 20) / (0.6 * static_cast<double>(std::max<std::size_t>(opt.title.size(), 1))));
+    o += fmt::format(R"(<text x="{}" y="18" text-anchor="middle" font-size="{:.1f}">{}</text>)",
+                     W / 2, fs, xml_escape(opt.title));
   }
   // Grid and ticks.
   for (double t : axis_ticks(ax.lo, ax.hi, ax.log)) {

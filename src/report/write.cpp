@@ -97,6 +97,15 @@ ReportPaths write_report_dir(const fs::path& dir, const VerifyResult& r) {
 }
 
 void write_junit(const fs::path& file, const VerifyResult& r) {
+  // A missing parent folder is created, as --report creates its folder (issue 22, item 7).
+  if (file.has_parent_path()) {
+    std::error_code ec;
+    fs::create_directories(file.parent_path(), ec);
+    if (ec || !fs::is_directory(file.parent_path())) {
+      throw IoError("cannot create the folder of " + file.string() + ": " +
+                    (ec ? ec.message() : std::string("not a directory")));
+    }
+  }
   write_file_atomic(file, render_junit(r));
 }
 

@@ -22,6 +22,13 @@ std::string render_html(const VerifyResult& r);      // report.html: self-contai
 std::string render_junit(const VerifyResult& r);     // JUnit XML: one testcase per check
 std::string render_text(const VerifyResult& r);      // terminal summary (no colours)
 
+// Compact forms of a counterexample (report/console.cpp), shared by the terminal and report.html:
+std::string args_text(const std::vector<Arg>& args);         // `layout=neox, positions=[1]`; a NULL
+                                                             // inv_freq (the default) left out
+std::string inputs_text(const std::vector<Tensor>& inputs);  // `k=[0, 0, 0, 1]` (16 values at most)
+std::string worst_text(const Counterexample& cx);            // `at k_out[token=0, ...]: expected ...`
+std::string storage_of(const std::string& function);         // "bf16", "fp16" or "float32"
+
 // Writes `content` to `path` atomically (temp file in the same folder + fsync + rename).
 void write_file_atomic(const std::filesystem::path& path, std::string_view content);
 
@@ -36,7 +43,7 @@ struct ReportPaths {
 // Creates `dir` (and parents) when missing and writes report.json, report.md and report.html.
 ReportPaths write_report_dir(const std::filesystem::path& dir, const VerifyResult& r);
 
-// Writes JUnit XML to `file` (its folder must exist).
+// Writes JUnit XML to `file`, creating its folder when missing (as write_report_dir does).
 void write_junit(const std::filesystem::path& file, const VerifyResult& r);
 
 // Escaping used by the writers, exposed for tests.

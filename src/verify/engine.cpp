@@ -17,9 +17,12 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "verify/attention/register.hpp"
 #include "verify/checks/check.hpp"
 #include "verify/corpus/corpus.hpp"
 #include "verify/corpus/corpus_replay.hpp"
+#include "verify/isolation/exports.hpp"
+#include "verify/selection.hpp"
 #include "verify/verify.hpp"
 #include "report/json.hpp"
 
@@ -42,34 +45,8 @@ std::vector<AnyCheck> catalogue() {
   }
   add_rope_qk_checks(all);
   add_mrope_checks(all);  // M-RoPE query+key: all storage types  // query+key, cached rotation, cache builder: all storage types
+  add_attention_checks(all);  // attention with the encoding inside: all storage types (verify/attention/)
   return all;
-}
-
-// --only accepts a check name ("rope.oracle"), a prefix of dotted parts ("rope",
-// "rope.reject") or a family (".reject", ".bounds": every check with that part).
-bool matches(const std::string& s, const std::string& name) {
-  if (s == name || name.starts_with(s + ".")) return true;
-  if (s.size() > 1 && s[0] == '.') return name.ends_with(s) || name.find(s + ".") != std::string::npos;
-  return false;
-}
-
-bool selected(const VerifyOptions& o, const AnyCheck& c) {
-  if (o.only.empty()) return true;
-  for (const auto& s : o.only) {
-    if (matches(s, c.name)) return true;
-  }
-  return false;
-}
-
-// A strict-only check runs under --strict, or when --only names it through its opt-in part
-// (`--only rope.batch` runs rope.batch without --strict; `--only rope` does not).
-bool strict_allows(const VerifyOptions& o, const AnyCheck& c) {
-  if (o.strict || !c.strict_only) return true;
-  if (c.opt_in_part.empty()) return false;
-  for (const auto& s : o.only) {
-    if (matches(s, c.name) && s.find(c.opt_in_part) != std::string::npos) return true;
-  }
-  return false;
 }
 
 void validate(const VerifyOptions& o) {
@@ -86,16 +63,16 @@ void validate(const VerifyOptions& o) {
   if (!(o.call_timeout_seconds > 0)) throw UsageError("the per-call timeout must be > 0");
   if (o.jobs < 1 || o.jobs > 64) throw UsageError("--jobs must be in [1, 64]");
   if (!o.domain.empty()) (void)parse_domain(o.domain);
+  if (o.require_resolved < 0 || o.require_resolved > o.max_position) {
+    throw UsageError("--require-resolved " + std::to_string(o.require_resolved) + " needs --max-position >= it (now " +
+                     std::to_string(o.max_position) + "): positions above --max-position are not tested");
+  }
   for (const auto& [scheme, cls] : o.accuracy) {
     if (!accuracy_entry_valid(scheme, cls)) {
       throw UsageError("--accuracy: " + scheme + " has no accuracy class '" + cls + "'");
     }
   }
-  const auto names = check_names();
-  for (const auto& s : o.only) {
-    const bool known = std::any_of(names.begin(), names.end(), [&](const std::string& n) { return matches(s, n); });
-    if (!known) throw UsageError("--only: unknown check '" + s + "' (checks: rope.oracle, alibi.shift, ...; see --help)");
-  }
+  validate_only_names(o.only, catalogue());
 }
 
 report::CheckResult blank(const AnyCheck& c) {
@@ -115,7 +92,9 @@ struct KnownBad {
   bool hang = false;
 };
 
-bool is_call_failure(const std::string& kind) { return kind == "hang" || kind == "crash" || kind == "exit"; }
+bool is_call_failure(const std::string& kind) {
+  return kind == "hang" || kind == "crash" || kind == "exit" || kind == "exception";
+}
 
 std::optional<report::CheckResult> reuse_known(const AnyCheck& c, Ctx& ctx, const KnownBad& k) {
   report::CheckResult r = blank(c);
@@ -183,6 +162,11 @@ report::CheckResult run_check(const AnyCheck& c, Executor& ex, const VerifyOptio
   if (domain.rope_full_rotary && family(c.fn) == Family::Rope && c.name.ends_with(".passthrough")) {
     r.status = report::CheckStatus::Skipped;
     r.reason = "the declared domain (rope.rotary_dim=full) has no pass-through lanes";
+    return r;
+  }
+  if (const std::string why = attention_skip_reason(domain, c.name); !why.empty()) {
+    r.status = report::CheckStatus::Skipped;
+    r.reason = why;
     return r;
   }
   if (!strict_allows(o, c)) {
@@ -367,6 +351,7 @@ VerifyResult run(Executor& ex, const LibraryInfo& info, const VerifyOptions& o, 
     res.options.extra.emplace_back(std::string("accuracy.") + sch, chosen_class(o.accuracy, sch));
   }
   for (const auto& [key, cls] : o.accuracy) {  // a 16-bit function's own class (--accuracy rope.bf16=...)
+    if (key == kEveryScheme) res.options.extra.emplace_back("accuracy", cls);
     // and the version 2 schemes' (rope_qk, rope_cached, rope_cache, mrope)
     if (key.find('.') != std::string::npos || key.rfind("rope_", 0) == 0 || key == "mrope") res.options.extra.emplace_back("accuracy." + key, cls);
   }
@@ -377,7 +362,9 @@ VerifyResult run(Executor& ex, const LibraryInfo& info, const VerifyOptions& o, 
   // ABI-GEN-1: it verifies unchanged): the version 2 functions it does not export are neither
   // listed as missing nor given skipped checks. Once it exports one, every gap is listed.
   const bool v2 = (info.mask & ~kV1Mask) != 0;
-  const auto listed = [v2](Fn f) { return v2 || is_v1(f); };
+  // The attention functions are listed (and their checks given) only when one is exported.
+  const bool attention = (info.mask & kAttentionMask) != 0;
+  const auto listed = [v2, attention](Fn f) { return is_attention(f) ? attention : v2 || is_v1(f); };
   for (int i = 0; i < kFnCount; ++i) {
     if (!listed(kAllFns[i])) continue;
     (info.mask & (1u << i) ? res.exported : res.missing).push_back(std::string(symbol(kAllFns[i])));
@@ -394,14 +381,24 @@ VerifyResult run(Executor& ex, const LibraryInfo& info, const VerifyOptions& o, 
     res.options.extra.emplace_back("domain", domain.text);
     for (const auto& u : untested(domain)) res.notes.push_back("declared domain: " + u);
   }
-  // The cap counts the whole run from verify_library's entry, the library's start-up included.
-  ex.set_cap(o.budget_seconds > 0 ? t0 + o.budget_seconds : 0);
   const auto checks = catalogue();
-  CorpusReplay corpus(o);
+  for (auto& n : validate_for_library(o, info.mask, checks)) res.notes.push_back(std::move(n));
   const auto runnable = [&](const AnyCheck& c) {
     return (info.mask & (1u << static_cast<int>(c.fn))) && selected(o, c) &&
-           !(domain.rope_full_rotary && family(c.fn) == Family::Rope && c.name.ends_with(".passthrough")) && strict_allows(o, c);
+           !(domain.rope_full_rotary && family(c.fn) == Family::Rope && c.name.ends_with(".passthrough")) && strict_allows(o, c) &&
+           attention_skip_reason(domain, c.name).empty();
   };
+  if (std::none_of(checks.begin(), checks.end(), runnable)) throw UsageError(nothing_runs(o, info, checks, domain));
+  if (o.require_resolved > 0 && std::none_of(checks.begin(), checks.end(), [&](const AnyCheck& c) {
+        return runnable(c) && c.name.ends_with(".oracle") && is_rope_like(c.fn);
+      })) {
+    throw UsageError("--require-resolved applies to the RoPE oracle checks (rope, rope_qk, rope_cached, rope_cache), "
+                     "and none runs in this run");
+  }
+  add_stray_exports(res, info, o);
+  // The cap counts the whole run from verify_library's entry, the library's start-up included.
+  ex.set_cap(o.budget_seconds > 0 ? t0 + o.budget_seconds : 0);
+  CorpusReplay corpus(o);
   std::size_t total = 0, done = 0;
   for (const auto& c : checks) total += selected(o, c) && strict_allows(o, c) && (info.mask & fn_bit(c.fn));
   const auto progress = [&](const AnyCheck& c, const report::CheckResult& r) {
@@ -477,6 +474,7 @@ VerifyResult run(Executor& ex, const LibraryInfo& info, const VerifyOptions& o, 
     res.notes.push_back("checks ran in " + std::to_string(lanes) + " parallel lanes, one function's valid-call or rejection "
                         "checks at a time per lane (--jobs; the cases and verdicts are those of --jobs 1)");
   }
+  require_resolved(res, o);
   corpus.finish(res);
   res.seconds = now_seconds() - t0;
   loads += ex.loads();
@@ -504,6 +502,18 @@ std::vector<std::string> check_names() {
   return out;
 }
 
+std::vector<std::string> list_library_checks(const std::string& path) {
+  check_library_file(path);
+  Executor ex(path, config(VerifyOptions{}));
+  const LibraryInfo info = ex.probe();
+  auto lines = list_checks(info.mask, catalogue());
+  for (const auto& s : stray_exports(dynamic_symbols(path))) lines.push_back("not verified: " + s.describe());
+  if (info.mask == 0 && lines.empty()) {
+    throw UsageError("kernel library " + path + " exports no pec_* function (ABI-GEN-1; see spec/pecheck_kernel.h)");
+  }
+  return lines;
+}
+
 VerifyResult verify(const KernelTable& table, const VerifyOptions& options) {
   const double t0 = now_seconds();
   validate(options);
@@ -517,23 +527,56 @@ VerifyResult verify(const KernelTable& table, const VerifyOptions& options) {
   return run(ex, info, options, t0);
 }
 
+namespace {
+
+VerifyResult verify_loaded(Executor& ex, const std::string& what, const VerifyOptions& options, double t0,
+                           const std::string& library_path = "") {
+  LibraryInfo info = ex.probe();
+  if (!library_path.empty()) {
+    for (const auto& s : stray_exports(dynamic_symbols(library_path))) info.stray_exports.push_back(s.describe());
+  }
+  if (info.mask == 0) {
+    if (!info.stray_exports.empty()) {
+      std::string list;
+      for (const auto& s : info.stray_exports) list += (list.empty() ? "" : "; ") + s;
+      throw UsageError(what + " exports no ABI function (ABI-GEN-1), only names that look like one: " + list);
+    }
+    throw UsageError(what + " exports no pec_* function (ABI-GEN-1; see spec/pecheck_kernel.h)");
+  }
+  // Version 2 is a superset of version 1 (spec/abi.md ABI-GEN-1): both are accepted.
+  if (info.has_abi_version && (info.abi_version < 1 || info.abi_version > PEC_ABI_VERSION)) {
+    throw UsageError(what + " reports ABI version " + std::to_string(info.abi_version) +
+                     "; this pecheck speaks versions 1 to " + std::to_string(PEC_ABI_VERSION));
+  }
+  return run(ex, info, options, t0);
+}
+
+}  // namespace
+
 VerifyResult verify_library(const std::string& path, const VerifyOptions& options) {
   const double t0 = now_seconds();
   validate(options);
   check_library_file(path);
   Executor ex(path, config(options));
-  const LibraryInfo info = ex.probe();
-  if (info.mask == 0) {
-    throw UsageError("kernel library " + path + " exports no pec_* function (ABI-GEN-1; see spec/pecheck_kernel.h)");
-  }
-  // Version 2 is a superset of version 1 (spec/abi.md ABI-GEN-1): both are accepted.
-  if (info.has_abi_version && (info.abi_version < 1 || info.abi_version > PEC_ABI_VERSION)) {
-    throw UsageError("kernel library " + path + " reports ABI version " + std::to_string(info.abi_version) +
-                     "; this pecheck speaks versions 1 to " + std::to_string(PEC_ABI_VERSION));
-  }
   VerifyOptions o = options;
   if (o.kernel_label.empty()) o.kernel_label = path;
-  return run(ex, info, o, t0);
+  return verify_loaded(ex, "kernel library " + path, o, t0, path);
+}
+
+VerifyResult verify_provider(const std::string& provider_library, const std::string& spec, const VerifyOptions& options) {
+  const double t0 = now_seconds();
+  validate(options);
+  check_library_file(provider_library);
+  ExecutorConfig cfg = config(options);
+  cfg.provider_spec = spec;
+  // An interpreter and its imports (torch: seconds on a loaded machine) start once, in the fork
+  // server: up to 60 s, still within the run's cap.
+  cfg.load_timeout_s = 60.0;
+  if (options.budget_seconds > 0) cfg.load_timeout_s = std::min(60.0, options.budget_seconds + options.call_timeout_seconds);
+  Executor ex(provider_library, cfg);
+  VerifyOptions o = options;
+  if (o.kernel_label.empty()) o.kernel_label = spec;
+  return verify_loaded(ex, spec, o, t0);
 }
 
 }  // namespace pecheck

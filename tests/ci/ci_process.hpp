@@ -24,6 +24,7 @@ struct RunSpec {
   double signal_after_s = -1;  // > 0: send `signal` to the process after this many seconds
   int signal = 0;
   bool unprivileged = false;   // when run as root: drop to nobody (setpriv), so permissions bite
+  std::string cwd;             // the folder to run in ("" = this process's)
 };
 
 Run run(const RunSpec& spec);

@@ -65,9 +65,24 @@ TEST_P(FieldKernel, PassesTheDefaultClassIsGradedAndFailsWhenPinnedTighter) {
   EXPECT_LE(grade(*c, f.pin), 1.0);
   EXPECT_GT(grade(*c, f.tighter), 1.0);
   const std::string scheme = std::string(f.check).substr(0, std::string(f.check).find('.'));
-  EXPECT_EQ(a.at("pin"), "--accuracy " + scheme + "=" + f.pin);
-  EXPECT_NE(r.proc.out.find("pin the tightest class met in CI: --accuracy " + scheme + "=" + f.pin), std::string::npos)
-      << r.proc.out;
+  // The pin is the tightest class met with margin (issue 20, finding 6): worst <= 0.8 of it.
+  std::string pin;
+  for (const auto& g : a.at("grades")) {
+    if (num(g.at("max_units")) <= 0.8) {
+      pin = g.at("class").get<std::string>();
+      break;
+    }
+  }
+  // No class met with margin (llama_alibi meets field at 0.99999: half an ulp of a score near
+  // 2^24): no pin is advised, since the next class up does not exist.
+  EXPECT_EQ(a.at("pin"), pin.empty() ? std::string() : "--accuracy " + scheme + "=" + pin) << a.at("grades").dump();
+  if (!pin.empty()) {
+    EXPECT_NE(r.proc.out.find("pin in CI (the tightest class met with margin, worst <= 0.8 of it): --accuracy " +
+                              scheme + "=" + pin), std::string::npos)
+        << r.proc.out;
+  } else {
+    EXPECT_EQ(r.proc.out.find("pin in CI"), std::string::npos) << r.proc.out;
+  }
   // The profile covers the tested octaves and the worst case names its case index.
   EXPECT_FALSE(a.at("profile").empty());
   ASSERT_TRUE(a.contains("worst"));
@@ -87,6 +102,32 @@ INSTANTIATE_TEST_SUITE_P(Examples, FieldKernel,
                                            Field{"ggml_rope", "rope.oracle", "ggml", "powf"},
                                            Field{"llama_alibi", "alibi.oracle", "powf", "reference"}),
                          [](const auto& i) { return std::string(i.param.lib); });
+
+// Clause: PREC-CLASS-3
+// Issue 20, finding 6: HF RoPE at seed 2, --max-position 8192 meets `reference` at 0.9996 of it,
+// and that pin failed seed 0 at 1.028x. Pin advice is only for a class met with margin (<= 0.8).
+TEST(Pin, OnlyForAClassMetWithMargin) {
+  TempDir tmp;
+  auto r = run_verify(example_lib("hf_rope"), tmp,
+                      {"--budget-seconds", "0", "--no-regressions", "--seed", "2", "--max-position", "8192", "--only",
+                       "rope.oracle"});
+  ASSERT_FALSE(r.report.is_null()) << r.proc.err;
+  const ojson* c = find_check(r.report, "rope.oracle");
+  ASSERT_NE(c, nullptr);
+  const auto& a = c->at("accuracy");
+  const double reference = grade(*c, "reference");
+  EXPECT_GT(reference, 0.8) << "the issue's case: reference met without margin";
+  EXPECT_LE(reference, 1.0);
+  const std::string pin = a.at("pin").get<std::string>();
+  EXPECT_NE(pin, "--accuracy rope=reference");
+  // The pin is the first class (tightest first) whose worst is <= 0.8 of it.
+  for (const auto& g : a.at("grades")) {
+    if (num(g.at("max_units")) <= 0.8) {
+      EXPECT_EQ(pin, "--accuracy rope=" + g.at("class").get<std::string>());
+      break;
+    }
+  }
+}
 
 // Clause: PREC-CLASS-2
 TEST(BugCatalogue, EveryEntryFailsTheDefaultClassByAWideMargin) {

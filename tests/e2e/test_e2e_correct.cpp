@@ -95,10 +95,17 @@ TEST(VerifyReports, AnUnwritableReportFolderIsExitThree) {
   EXPECT_EQ(p.exit_code, 3) << p.out << p.err;
   expect_one_line_error(p);
   auto q = run_process({pecheck_bin(), "verify", "--kernel", example_lib("kernels"), "--only", "learned",
-                        "--junit", tmp.path + "/missing/junit.xml"},
+                        "--junit", blocker + "/junit.xml"},
                        kRunTimeoutSeconds);
   EXPECT_EQ(q.exit_code, 3) << q.out << q.err;
   expect_one_line_error(q);
+  // A missing folder is created, as --report creates its folder (issue 22, item 7).
+  auto m = run_process({pecheck_bin(), "verify", "--kernel", example_lib("kernels"), "--only", "learned",
+                        "--junit", tmp.path + "/missing/sub/junit.xml"},
+                       kRunTimeoutSeconds);
+  EXPECT_EQ(m.exit_code, 0) << m.out << m.err;
+  std::ifstream junit(tmp.path + "/missing/sub/junit.xml");
+  EXPECT_TRUE(junit.good());
 }
 
 // --format json prints the same document report.json holds.

@@ -13,6 +13,12 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
+// Starting, ending and reporting of one pecheck process on a loaded machine (issue 21: ctest -j2
+// beside a full build, or under the sanitizers) on top of the run's own bound. The cap itself is
+// asserted on the run's own clock (the report's "seconds"); the wall bound only shows that the
+// process does not outlive it by more than this.
+constexpr double kProcessSlack = 6;
+
 double seconds_of(const std::function<void()>& f) {
   const auto t0 = std::chrono::steady_clock::now();
   f();
@@ -78,9 +84,9 @@ TEST(Issue13Cap, SlowConstructorUnderA3SecondCapIsLoadedOnceAndNoCutCheckPasses)
     const double wall = seconds_of([&] {
       r = run_verify(example_lib("slow_start"), t, {"--budget-seconds", cap});
     });
-    // The bound of README "Verifying a kernel": cap + one call timeout (1 s) + 1 s, plus 2 s
-    // for starting and ending the process and writing the reports on a loaded machine.
-    EXPECT_LT(wall, std::atof(cap) + 1 + 1 + 2) << cap;
+    // The bound of README "Verifying a kernel": cap + one call timeout (1 s) + 1 s, plus the
+    // process slack.
+    EXPECT_LT(wall, std::atof(cap) + 1 + 1 + kProcessSlack) << cap;
     ASSERT_FALSE(r.report.is_null()) << r.proc.err;
     EXPECT_LT(r.report.at("seconds").get<double>(), std::atof(cap) + 1 + 1) << cap;
     std::string lines = slurp(log);
@@ -99,7 +105,7 @@ TEST(Issue13Cap, SlowConstructorUnderA3SecondCapIsLoadedOnceAndNoCutCheckPasses)
                   std::string::npos);
       }
     }
-    EXPECT_EQ(r.proc.exit_code, cut ? 1 : 0) << r.proc.out;
+    EXPECT_EQ(r.proc.exit_code, cut ? 5 : 0) << r.proc.out;  // 5: incomplete (issue 20, finding 9)
     if (cut) {
       EXPECT_EQ(r.report.at("verdict"), "incomplete");
       EXPECT_NE(r.proc.out.find("incomplete: "), std::string::npos) << r.proc.out;
@@ -119,7 +125,7 @@ TEST(Issue13Cap, AHangIsReportedOnceAndTheRunEndsWithinTheBound) {
     r = run_verify(example_lib("rope_hang_heads"), t,
                    {"--budget-seconds", "5", "--call-timeout", "1"});
   });
-  EXPECT_LT(wall, 5 + 1 + 1 + 2);
+  EXPECT_LT(wall, 5 + 1 + 1 + kProcessSlack);
   EXPECT_EQ(r.proc.exit_code, 1);
   ASSERT_FALSE(r.report.is_null()) << r.proc.err;
   int hangs = 0;
@@ -170,7 +176,7 @@ TEST(Issue13Cap, EvenWhenEveryCallHangsTheRunEndsWithinCapPlusOneTimeoutPlusOneS
     r = run_verify(example_lib("rope_hang_always"), t,
                    {"--budget-seconds", "3", "--call-timeout", "1", "--jobs", "1"});
   });
-  EXPECT_LT(wall, 3 + 1 + 1 + 2);
+  EXPECT_LT(wall, 3 + 1 + 1 + kProcessSlack);
   ASSERT_FALSE(r.report.is_null()) << r.proc.err;
   EXPECT_LT(r.report.at("seconds").get<double>(), 3 + 1 + 1);
   EXPECT_EQ(r.proc.exit_code, 1);

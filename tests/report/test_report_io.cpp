@@ -62,7 +62,11 @@ TEST(ReportFiles, JunitGoesToTheGivenFile) {
   TempDir d;
   write_junit(d.path / "junit.xml", testing::nasty_result());
   EXPECT_TRUE(slurp(d.path / "junit.xml").starts_with("<?xml"));
-  EXPECT_THROW(write_junit(d.path / "missing-folder" / "junit.xml", testing::nasty_result()), IoError);
+  // A missing folder is created, as for --report (issue 22, item 7); a file in the way is an IoError.
+  write_junit(d.path / "missing-folder" / "sub" / "junit.xml", testing::nasty_result());
+  EXPECT_TRUE(slurp(d.path / "missing-folder" / "sub" / "junit.xml").starts_with("<?xml"));
+  write_file_atomic(d.path / "plain-file", "x");
+  EXPECT_THROW(write_junit(d.path / "plain-file" / "junit.xml", testing::nasty_result()), IoError);
 }
 
 TEST(ReportFiles, AFolderThatCannotBeCreatedIsAOneLineIoError) {

@@ -159,7 +159,8 @@ namespace pecheck::report {
 namespace {
 
 // Issue #13: a check the time cap cut short is "incomplete" in every writer, never "pass", the
-// verdict names it with its cases run of planned, and the exit status is 1.
+// verdict names it with its cases run of planned, and the exit status is its own, 5 (issue 20,
+// finding 9: not 1, the status of a counterexample).
 TEST(ReportStatus, IncompleteIsItsOwnStatusInEveryWriterAndNeverPass) {
   VerifyResult r = testing::passing_result();
   CheckResult& c = r.checks.front();
@@ -169,7 +170,8 @@ TEST(ReportStatus, IncompleteIsItsOwnStatusInEveryWriterAndNeverPass) {
   c.reason = "the run's time cap was reached after 41 of 150 cases";
   EXPECT_FALSE(r.passed());
   EXPECT_EQ(r.verdict(), "incomplete");
-  EXPECT_EQ(r.exit_status(), exit_code::counterexample);
+  EXPECT_EQ(r.exit_status(), exit_code::incomplete);
+  EXPECT_EQ(exit_code::incomplete, 5);
   const std::string named = c.name + " (41 of 150 cases)";
   EXPECT_NE(r.verdict_sentence().find("incomplete: " + named), std::string::npos) << r.verdict_sentence();
   EXPECT_EQ(to_verdict(CheckStatus::Incomplete), Verdict::Timeout);
@@ -197,25 +199,34 @@ TEST(ReportStatus, IncompleteIsItsOwnStatusInEveryWriterAndNeverPass) {
   // A failure elsewhere makes the run a failure that still names the incomplete check.
   r.checks.back().status = CheckStatus::Fail;
   EXPECT_EQ(r.verdict(), "fail");
+  EXPECT_EQ(r.exit_status(), exit_code::counterexample);
   EXPECT_NE(r.verdict_sentence().find("incomplete: " + named), std::string::npos);
 }
 
-// Issue #13: in the HTML, the verdict sentence comes first, then the failing checks; the run's
-// details follow, and passing checks are collapsed.
-TEST(ReportHtmlOrder, VerdictThenFailuresThenDetailsPassingCollapsed) {
+// Issues #13 and 22: in the HTML the verdict sentence comes first, then the functions tested
+// (grades, failures) and one line for what did not run, then the failing checks; the checks
+// that ran follow, and the run's details are folded at the end.
+TEST(ReportHtmlOrder, VerdictThenFunctionsThenFailuresThenChecksDetailsFolded) {
   const VerifyResult r = testing::nasty_result();
   const std::string html = render_html(r);
   const auto verdict = html.find("<p class=\"verdict\">");
+  const auto functions = html.find("<h2>Functions tested</h2>");
+  const auto not_run = html.find("<p class=\"skipped\">Not run: ");
   const auto fail = html.find("<section id=");
-  const auto run = html.find("<h2>Run</h2>");
-  const auto details = html.find("<details>");
+  const auto ran = html.find("<h2>Checks that ran</h2>");
+  const auto details = html.find("<details><summary>run details");
   ASSERT_NE(verdict, std::string::npos);
+  ASSERT_NE(functions, std::string::npos);
+  ASSERT_NE(not_run, std::string::npos);
   ASSERT_NE(fail, std::string::npos);
-  EXPECT_LT(verdict, fail);
-  EXPECT_LT(fail, run);
-  ASSERT_NE(details, std::string::npos) << "passing checks collapsed";
-  EXPECT_LT(run, details);
-  EXPECT_NE(html.substr(fail, run - fail).find("class=\"fail\""), std::string::npos);
+  ASSERT_NE(ran, std::string::npos);
+  ASSERT_NE(details, std::string::npos);
+  EXPECT_LT(verdict, functions);
+  EXPECT_LT(functions, not_run);
+  EXPECT_LT(not_run, fail);
+  EXPECT_LT(fail, ran);
+  EXPECT_LT(ran, details);
+  EXPECT_NE(html.substr(fail, ran - fail).find("class=\"fail\""), std::string::npos);
 }
 
 }  // namespace

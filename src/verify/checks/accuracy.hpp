@@ -23,6 +23,15 @@ struct Budget;
 namespace pecheck::verifier {
 
 inline constexpr const char* kDefaultClass = "field";
+// A class is advised as a CI pin only when the run's worst is at most this fraction of its bound.
+inline constexpr double kPinMargin = 0.8;
+// The key of a bare --accuracy CLASS: every scheme and storage type that has the class.
+inline constexpr const char* kEveryScheme = "*";
+
+// The schemes that have classes (rope, alibi, sinusoidal, rope_qk, rope_cached, rope_cache, mrope).
+const std::vector<std::string>& accuracy_schemes();
+bool has_accuracy_class(const std::string& scheme, const std::string& cls, Storage storage);
+std::optional<Storage> storage_of_name(const std::string& name);  // "f32", "bf16", "f16"
 
 // The classes of a scheme for a storage type, tightest first (rope f32: accurate, reference,
 // fma, powf, ggml, field): the float32 classes whose budgets.tsv row exists for that dtype
@@ -30,7 +39,7 @@ inline constexpr const char* kDefaultClass = "field";
 // decisions, learned: bit-exact).
 const std::vector<std::string>& accuracy_classes(const std::string& scheme, Storage storage = Storage::F32);
 
-// Parses --accuracy: "CLASS" (every scheme that has it), or "KEY=CLASS[,KEY=CLASS...]" with KEY
+// Parses --accuracy: "CLASS" (key kEveryScheme: every scheme and storage type that has it), or "KEY=CLASS[,KEY=CLASS...]" with KEY
 // a scheme ("rope": every storage type of it that has the class) or a scheme and storage type
 // ("rope.bf16": that function only). Throws UsageError naming the bad part.
 std::map<std::string, std::string> parse_accuracy(const std::string& spec);
@@ -63,7 +72,8 @@ class AccuracyTrack {
   bool is_new_worst(double units) const { return units > worst_units_; }
   void set_worst(double units, report::WorstCase w);
 
-  // `pin_key`: the --accuracy key of the pin line ("rope", "rope.bf16").
+  // `pin_key`: the --accuracy key of the pin line ("rope", "rope.bf16"); the pin is the tightest
+  // class met with margin (worst <= kPinMargin of its bound), none when no class is.
   report::Accuracy finish(const std::string& pin_key) const;
 
  private:

@@ -67,6 +67,10 @@ std::optional<Failure> call_failure(Fn fn, const RunResult& r) {
       f.clause = "ABI-GEN-7";
       f.kind = "crash";
       break;
+    case CallOutcome::Kind::Raised:  // a Python kernel's exception (src/python): a failed call
+      f.clause = "ABI-GEN-7";
+      f.kind = "exception";
+      break;
     case CallOutcome::Kind::Cut:  // not a finding: the check is incomplete (check_impl.hpp)
       f.clause = "ABI-GEN-7";
       f.kind = "cut";

@@ -121,13 +121,22 @@ inline std::string cut_reason(std::int64_t ran, std::int64_t planned) {
          " cases (raise --budget-seconds, or 0 for none)";
 }
 
+// The failure sentence of an oracle check (issue 22): the error in the class's units first; the
+// console's worst line adds the absolute error and the ULPs of the storage type (none where the
+// exact value is 0). A NaN output has no distance: it is said in words.
+inline std::string oracle_message(const std::string& output, const std::string& what, double actual, double units,
+                                  const std::string& bound) {
+  if (std::isnan(actual)) return output + " holds NaN where " + what + " is a number (" + bound + ")";
+  return output + " differs from " + what + " by " + report::format_real(units) + " x " + bound;
+}
+
 inline std::string reproduce_line(const VerifyOptions& o, const std::string& check) {
-  std::string s = "pecheck verify --kernel " + (o.kernel_label.empty() ? std::string("LIB.so") : o.kernel_label);
+  std::string s = o.program + " verify " + o.kernel_flag + " " + (o.kernel_label.empty() ? std::string("LIB.so") : o.kernel_label);
   s += " --seed " + std::to_string(o.seed);
   if (o.max_position != VerifyOptions{}.max_position) s += " --max-position " + std::to_string(o.max_position);
   if (o.contract != "logits") s += " --contract " + o.contract;
   if (!o.regressions) s += " --no-regressions";  // the same run: no vectors replayed first
-  for (const auto& [scheme, cls] : o.accuracy) s += " --accuracy " + scheme + "=" + cls;
+  for (const auto& [scheme, cls] : o.accuracy) s += " --accuracy " + (scheme == kEveryScheme ? cls : scheme + "=" + cls);
   if (o.strict) s += " --strict";
   if (!o.domain.empty()) s += " --domain '" + o.domain + "'";
   s += " --only " + check;
@@ -179,8 +188,8 @@ AnyCheck make_check(CheckDef<Case> def) {
       }
       Rng r = Rng::for_case(o.seed, def.name, static_cast<std::uint64_t>(i));
       Case c = def.generate(r, gp);
-      if (def.valid_cases && ctx.domain) constrain(*ctx.domain, c, r);
       c.storage = gp.storage;  // inputs are values of the function's format (ABI-STORE-1)
+      if (def.valid_cases && ctx.domain) constrain(*ctx.domain, c, r);  // may read the storage type
       c.placement |= guard_placement(def.guards, i, c.placement);
       fit_storage(c);
       ctx.case_index = i;
@@ -192,6 +201,7 @@ AnyCheck make_check(CheckDef<Case> def) {
         break;
       }
       ++res.cases;
+      if (o.progress_cases) o.progress_cases->fetch_add(1, std::memory_order_relaxed);
       if (!f || res.counterexample) continue;  // after a failure: grading cases only (below)
       report::Counterexample cx;
       bool cut = false, nondet = false;

@@ -153,7 +153,9 @@ struct OracleGrader {
     if (std::isnan(actual)) nan_seen = true;
     for (std::size_t k = 0; k < rows.size(); ++k) units[k] = rows[k].units(err, in);
     const double ulps = oracle::ulp_error(actual, e, 0.0, sf);
-    const double sulps = scale_ulps(actual, e, in.magnitude);
+    // ULPs of the storage type at the operands' magnitude (as the version 1 checks count them), so
+    // the report's max-ULP column and the console's worst line speak of the same unit.
+    const double sulps = std::fabs(actual - e) / oracle::ulp_of(std::max(std::fabs(e), in.magnitude), sf);
     ctx.observe(pos, sulps, units[chosen]);
     if (ctx.record) ctx.acc.observe(pos, sulps, units);
     const double u = units[chosen];
@@ -162,7 +164,7 @@ struct OracleGrader {
       worst_units = std::isnan(u) ? INFINITY : u;
       worst_ulps = ulps;
       report::WorstElement w = where();
-      w.expected = rounded;
+      w.expected = e;  // the exact value (as a double), not rounded to the storage type
       w.actual = actual;
       w.abs_error = err;
       w.ulps = ulps;

@@ -73,9 +73,13 @@ double group_score_shift(Ctx& ctx, const Case& c, const ViewRunResult& r0, const
           fl.message = "the score <q_out[" + std::to_string(t) + "][" + std::to_string(h) +
                        "], k_out[" + std::to_string(u) + "][" + std::to_string(g) +
                        "]> (query head " + std::to_string(h) + " with key head " +
-                       std::to_string(g) + " of its group) moved by " + report::format_real(diff) +
-                       " " + moved + ", " + report::format_real(worst_units) +
-                       " times the score contract of class '" + variant + "' (PREC-SCORE-1)";
+                       std::to_string(g) + " of its group) " +
+                       (std::isnan(diff)  // no distance to speak of: say what is NaN (issue 22)
+                            ? std::string("is NaN ") + moved +
+                                  " (an output element is NaN: the oracle and written checks say which)"
+                            : "moved by " + report::format_real(diff) + " " + moved + ", " +
+                                  report::format_real(worst_units) + " times the score contract of class '" +
+                                  variant + "' (PREC-SCORE-1)");
         }
       }
     }

@@ -100,7 +100,7 @@ std::optional<Failure> eval_oracle(Ctx& ctx, const RopeCase& c) {
   }
   if (worst < 0) return std::nullopt;
   report::WorstElement we = locate(c, worst);
-  we.expected = rounded[static_cast<std::size_t>(worst)];
+  we.expected = exact[static_cast<std::size_t>(worst)];  // exact, not rounded to the storage type
   we.actual = r.out[static_cast<std::size_t>(worst)];
   we.abs_error = std::fabs(we.actual - exact[static_cast<std::size_t>(worst)]);
   we.ulps = worst_ulps;
@@ -117,9 +117,13 @@ std::optional<Failure> eval_oracle(Ctx& ctx, const RopeCase& c) {
   fl.clause = "ABI-ROPE-2";
   fl.kind = std::isnan(r.out[static_cast<std::size_t>(worst)]) ? "nan" : "mismatch";
   fl.worst = we;
-  fl.message = "y differs from the exact rotation by " + report::format_real(worst_ulps) + " ulp, " +
-               report::format_real(worst_units) + " times the " + dtype_label(c.storage) + " RoPE budget of class '" +
-               b.variant + "' (" + b.clause + ")";
+  fl.message = detail::oracle_message("y", "the exact rotation", we.actual, worst_units,
+                                      "the " + dtype_label(c.storage) + " RoPE bound of class '" + b.variant + "' (" +
+                                          b.clause + ")");
+  if (we.expected == 0 && worst_units > 1e20 && std::isfinite(we.actual)) {  // exact 0 from zero operands: a bound of ~0 (issue 22)
+    fl.message = "y" + std::string(" is ") + report::format_real(we.actual) + " where " + std::string("the exact rotation") +
+                 " is exactly 0: any nonzero value is wrong";
+  }
   return fl;
 }
 
@@ -279,10 +283,14 @@ std::optional<Failure> eval_shift(Ctx& ctx, const RopeCase& c) {
           w.contract_units = worst_units;
           fl.worst = w;
           fl.message = "the score <y_q[" + std::to_string(t) + "], y_k[" + std::to_string(u) + "]> of head " +
-                       std::to_string(h) + " moved by " + report::format_real(diff) + " under a shift of " +
-                       std::to_string(c.shift) + " positions, " + report::format_real(worst_units) + " times the " +
-                       dtype_label(c.storage) + " score contract of class '" + b.variant + "' (PREC-SCORE-1" +
-                       (c.storage == Storage::F32 ? ")" : ", PREC-SCORE-3)");
+                       std::to_string(h) +
+                       (std::isnan(diff)  // no distance to speak of: say what is NaN (issue 22)
+                            ? " is NaN under a shift of " + std::to_string(c.shift) +
+                                  " positions (an output element is NaN: the oracle and written checks say which)"
+                            : " moved by " + report::format_real(diff) + " under a shift of " +
+                                  std::to_string(c.shift) + " positions, " + report::format_real(worst_units) +
+                                  " times the " + dtype_label(c.storage) + " score contract of class '" + b.variant +
+                                  "' (PREC-SCORE-1" + (c.storage == Storage::F32 ? ")" : ", PREC-SCORE-3)"));
         }
       }
     }

@@ -17,6 +17,7 @@
 #include "verify/checks/check_batch.hpp"
 #include "verify/checks/checks_qk_impl.hpp"
 #include "verify/checks/checks_qk_shift.hpp"
+#include "verify/checks/hints_qk.hpp"
 #include "verify/corpus/corpus.hpp"
 
 namespace pecheck::verifier {
@@ -155,7 +156,7 @@ std::optional<Failure> eval_oracle(Ctx& ctx, Fn fn, const Case& c) {
   }
   g.record_worst(c);
   const std::optional<report::WorstElement>& worst = g.worst;
-  const double worst_units = g.worst_units, worst_ulps = g.worst_ulps;
+  const double worst_units = g.worst_units;
   const bool nan_seen = g.nan_seen;
   if (!worst) return std::nullopt;
   if (!(worst_units > 1)) return std::nullopt;
@@ -165,10 +166,18 @@ std::optional<Failure> eval_oracle(Ctx& ctx, Fn fn, const Case& c) {
   fl.worst = worst;
   const std::string what = cached ? "x_a C - x_b S of the cache row at the token's position"
                                   : "attn_factor x the exact rotation";
-  fl.message = worst->output + " differs from " + what + " by " + report::format_real(worst_ulps) +
-               " ulp, " + report::format_real(worst_units) + " times the " +
-               std::string(storage_name(c.storage)) + " " + (cached ? "cached-rotation" : "RoPE") +
-               " budget of class '" + chosen.variant + "' (" + chosen.clause + ")";
+  fl.message = detail::oracle_message(worst->output, what, worst->actual, worst_units,
+                                      "the " + std::string(storage_name(c.storage)) + " " +
+                                          (cached ? "cached-rotation" : "RoPE") + " bound of class '" +
+                                          chosen.variant + "' (" + chosen.clause + ")");
+  if (worst->expected == 0 && worst_units > 1e20 && std::isfinite(worst->actual)) {  // exact 0 from zero operands: a bound of ~0 (issue 22)
+    fl.message = worst->output + std::string(" is ") + report::format_real(worst->actual) + " where " + what +
+                 " is exactly 0: any nonzero value is wrong";
+  }
+  if constexpr (!cached) {
+    const std::int64_t token = worst->index.empty() ? -1 : worst->index[0];
+    for (auto& h : qk_hints(c, r, token, exact_rotation)) fl.notes.push_back(std::move(h));
+  }
   if (cached && nan_seen) {
     fl.notes.push_back(
         "the cache rows the call may read (positions) hold attn_factor cos/sin; every other row "

@@ -1,6 +1,7 @@
 #include "verify/corpus/corpus_replay.hpp"
 
 #include <algorithm>
+#include <variant>
 
 #include "core/error.hpp"
 #include "verify/corpus/corpus_cases.hpp"
@@ -21,13 +22,36 @@ std::string origin_of(const CorpusEntry& e) {
 }
 
 std::string reproduce_line(const VerifyOptions& o, const CorpusEntry& e) {
-  std::string s = "pecheck verify --kernel " + (o.kernel_label.empty() ? std::string("LIB.so") : o.kernel_label);
+  std::string s = o.program + " verify " + o.kernel_flag + " " + (o.kernel_label.empty() ? std::string("LIB.so") : o.kernel_label);
   if (e.source.starts_with("regressions/")) {
     s += " --only " + e.check + "   # shipped regression " + e.source;
   } else {
     s += " --corpus " + o.corpus_dir + " --only " + e.check;
   }
   return s;
+}
+
+// The largest position a stored case calls with (its position arrays, plus a shift check's
+// shift), or -1 when it has none: a case beyond the run's --max-position is outside the run's
+// options and is not replayed (issue 20, finding 8), so that the random search still runs. Only
+// a --max-position the user gave bounds them: the default bounds the generators, and the shipped
+// vectors at 2^31 - 1 are replayed in a default run.
+std::int64_t largest_position(const CorpusEntry& e) {
+  std::int64_t m = -1, shift = 0;
+  for (const auto& a : e.args) {
+    const bool position = a.name == "positions" || a.name.ends_with("_pos") || a.name.ends_with("_positions");
+    if (position) {
+      if (const auto* v = std::get_if<std::vector<std::int64_t>>(&a.value)) {
+        for (auto p : *v) m = std::max(m, p);
+      } else if (const auto* x = std::get_if<std::int64_t>(&a.value)) {
+        m = std::max(m, *x);
+      }
+    }
+    if (a.name == "shift") {
+      if (const auto* x = std::get_if<std::int64_t>(&a.value)) shift = std::max<std::int64_t>(0, *x);
+    }
+  }
+  return m < 0 ? m : m + shift;
 }
 
 }  // namespace
@@ -61,6 +85,13 @@ report::CheckResult CorpusReplay::run(const AnyCheck& c, Ctx& ctx) {
     const double t0 = now_seconds();
     std::int64_t replayed = 0;
     for (const CorpusEntry& e : it->second) {
+      const std::int64_t largest = largest_position(e);
+      const bool bounded = o_.max_position_given || o_.max_position != VerifyOptions{}.max_position;
+      if (bounded && largest > o_.max_position && c.name.find(".reject") == std::string::npos) {
+        notes_.push_back("corpus: " + e.source + " calls position " + std::to_string(largest) + ", beyond --max-position " +
+                         std::to_string(o_.max_position) + ": not replayed (outside this run's options)");
+        continue;
+      }
       const bool was = ctx.record;
       ctx.record = false;
       std::optional<Failure> f = c.replay(ctx, e);
@@ -138,6 +169,14 @@ void CorpusReplay::absorb(const Tally& t) {
 
 void CorpusReplay::finish(report::VerifyResult& res) const {
   if (count_ == 0 && o_.corpus_dir.empty()) return;
+  if (o_.corpus_dir.empty()) {  // only the shipped regressions: say so plainly, and only when some replayed
+    if (replayed_ > 0) {
+      res.notes.push_back("corpus: replayed " + std::to_string(replayed_) + " shipped regression vector(s) of the exported "
+                          "functions first (" + std::to_string(failed_) + " failed again; --no-regressions skips them)");
+    }
+    for (const auto& n : notes_) res.notes.push_back(n);
+    return;
+  }
   res.notes.push_back("corpus: replayed " + std::to_string(replayed_) + " of " + std::to_string(count_) +
                       " stored cases first (" + std::to_string(failed_) + " failed again, " + std::to_string(fixed_) +
                       " fixed), stored " + std::to_string(stored_) + " new");

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "core/error.hpp"
+#include "core/suggest.hpp"
 
 namespace pecheck::verifier {
 
@@ -103,7 +104,9 @@ Domain parse_domain(const std::string& text_in, const std::string& origin) {
       for (const auto& v : vs) out.push_back(to_int(v, rule, origin, lo, hi));
       return out;
     };
-    if (key == "rope.layout") {
+    if (parse_attention_rule(d, key, vs, rule, origin)) {
+      // attention.* (ABI-DOM-4)
+    } else if (key == "rope.layout") {
       for (const auto& v : vs) {
         if (v == "neox") d.rope_layouts.push_back(0);
         else if (v == "gptj") d.rope_layouts.push_back(1);
@@ -134,6 +137,18 @@ Domain parse_domain(const std::string& text_in, const std::string& origin) {
       const std::int64_t m = to_int(val, rule, origin, 1, kMaxPos);
       (key[0] == 'r' ? d.rope_max_position : key[0] == 'a' ? d.alibi_max_position : key[0] == 't' ? d.t5_max_position
                                                                                              : d.sin_max_position) = m;
+    } else if (key == "rope.position_scale" || key == "rope.attn_factor") {
+      // A kernel that does not take the parameter (GPT-J-style and HF-class kernels): calls keep it at 1.
+      if (val != "1") throw UsageError(origin + ": rule '" + rule + "': only 1 (a parameter the kernel does not take)");
+      (key == "rope.attn_factor" ? d.rope_unit_attn_factor : d.rope_unit_position_scale) = true;
+    } else if (key == "rope_cached.cache_dtype") {
+      for (const auto& v : vs) {
+        if (v == "own") d.cached_dtypes.push_back(Domain::kOwnDtype);
+        else if (v == "f32") d.cached_dtypes.push_back(0);
+        else if (v == "bf16") d.cached_dtypes.push_back(1);
+        else if (v == "f16") d.cached_dtypes.push_back(2);
+        else throw UsageError(origin + ": rule '" + rule + "': cache dtypes are own, f32, bf16 or f16");
+      }
     } else if (key == "alibi.mode") {
       for (const auto& v : vs) {
         if (v == "symmetric") d.alibi_modes.push_back(0);
@@ -152,8 +167,15 @@ Domain parse_domain(const std::string& text_in, const std::string& origin) {
         if (x % 2) throw UsageError(origin + ": rule '" + rule + "': d_model must be even");
       }
     } else {
-      throw UsageError(origin + ": unknown rule '" + key + "' (rope.layout, rope.head_dim, rope.rotary_dim, rope.inv_freq, mrope.layout, "
-                       "*.max_position, alibi.mode, t5.bidirectional, t5.num_buckets, t5.max_distance, sinusoidal.d_model)");
+      static const std::vector<std::string> kRules = {
+          "rope.layout", "rope.head_dim", "rope.rotary_dim", "rope.inv_freq", "rope.position_scale", "rope.attn_factor",
+          "rope_cached.cache_dtype", "mrope.layout", "rope.max_position", "alibi.max_position", "t5.max_position",
+          "sinusoidal.max_position", "alibi.mode", "t5.bidirectional", "t5.num_buckets", "t5.max_distance",
+          "sinusoidal.d_model", "attention.positions", "attention.encoding", "attention.alibi_form",
+          "attention.decode", "attention.max_position"};
+      std::string all;
+      for (const auto& k : kRules) all += (all.empty() ? "" : ", ") + k;
+      throw UsageError(origin + ": unknown rule '" + key + "'" + did_you_mean(key, kRules) + " (" + all + ")");
     }
     d.text += (d.text.empty() ? "" : ";") + rule;
   }
@@ -177,6 +199,9 @@ Domain merge_domains(const Domain& lib, const Domain& cli) {
   take(d.rope_head_dims, cli.rope_head_dims);
   take(d.rope_rotary_dims, cli.rope_rotary_dims);
   d.rope_full_rotary = d.rope_full_rotary || cli.rope_full_rotary;
+  d.rope_unit_position_scale = d.rope_unit_position_scale || cli.rope_unit_position_scale;
+  d.rope_unit_attn_factor = d.rope_unit_attn_factor || cli.rope_unit_attn_factor;
+  take(d.cached_dtypes, cli.cached_dtypes);
   if (cli.rope_inv_freq) d.rope_inv_freq = cli.rope_inv_freq;
   for (auto [into, from] : {std::pair{&d.rope_max_position, &cli.rope_max_position},
                             std::pair{&d.alibi_max_position, &cli.alibi_max_position},
@@ -189,6 +214,7 @@ Domain merge_domains(const Domain& lib, const Domain& cli) {
   take(d.t5_num_buckets, cli.t5_num_buckets);
   take(d.t5_max_distance, cli.t5_max_distance);
   take(d.sin_d_model, cli.sin_d_model);
+  merge_attention_rules(d, cli);
   d.text = lib.text + ";" + cli.text;
   return d;
 }
@@ -197,6 +223,7 @@ std::int64_t max_position_for(const Domain& d, const std::string& scheme, std::i
   const std::optional<std::int64_t>& m = scheme == "rope"    ? d.rope_max_position
                                          : scheme == "alibi" ? d.alibi_max_position
                                          : scheme == "t5"    ? d.t5_max_position
+                                         : scheme == "attention" ? d.attn_max_position
                                                              : d.sin_max_position;
   return m && scheme != "learned" ? std::min(option, *m) : option;
 }
@@ -234,6 +261,7 @@ void constrain(const Domain& d, RopeCase& c, Rng& r) {
     }
   }
   clamp_positions(c.positions, d.rope_max_position);
+  if (d.rope_unit_position_scale) c.position_scale = 1.0;
   if (resized) {
     const std::size_t n = static_cast<std::size_t>(output_size(c));
     c.x.resize(n);
@@ -283,7 +311,8 @@ bool inside(const Domain& d, const RopeCase& c) {
   if (!d.declared) return true;
   return contains(d.rope_layouts, c.layout) && contains(d.rope_head_dims, c.head_dim) &&
          (!d.rope_full_rotary || c.rotary_dim == c.head_dim) && contains(d.rope_rotary_dims, c.rotary_dim) &&
-         !(d.rope_inv_freq && !*d.rope_inv_freq && c.has_inv_freq) && below(c.positions, d.rope_max_position);
+         !(d.rope_inv_freq && !*d.rope_inv_freq && c.has_inv_freq) && below(c.positions, d.rope_max_position) &&
+         !(d.rope_unit_position_scale && c.position_scale != 1.0);
 }
 bool inside(const Domain& d, const AlibiCase& c) {
   return !d.declared || (contains(d.alibi_modes, c.mode) && below(c.q_pos, d.alibi_max_position) &&
@@ -308,6 +337,9 @@ std::vector<std::string> untested(const Domain& d) {
   if (!d.rope_rotary_dims.empty()) out.push_back("rope: rotary_dim outside the declared list untested");
   if (d.rope_inv_freq && !*d.rope_inv_freq) out.push_back("rope: inv_freq tables (scaled frequencies) untested");
   if (d.rope_max_position) out.push_back("rope: positions above " + std::to_string(*d.rope_max_position) + " untested");
+  if (d.rope_unit_position_scale) out.push_back("rope: position_scale other than 1 untested (not taken by the kernel)");
+  if (d.rope_unit_attn_factor) out.push_back("rope: attn_factor other than 1 untested (not taken by the kernel)");
+  if (!d.cached_dtypes.empty()) out.push_back("rope_cached: cache dtypes outside the declared list untested");
   if (d.mrope_layouts.size() == 1) out.push_back(std::string("mrope: layout ") + (d.mrope_layouts[0] == 0 ? "interleaved" : "sectioned") + " untested");
   if (d.alibi_modes.size() == 1) out.push_back(std::string("alibi: mode ") + (d.alibi_modes[0] == 0 ? "causal" : "symmetric") + " untested");
   if (d.alibi_max_position) out.push_back("alibi: positions above " + std::to_string(*d.alibi_max_position) + " untested");
@@ -317,6 +349,7 @@ std::vector<std::string> untested(const Domain& d) {
   if (d.t5_max_position) out.push_back("t5: positions above " + std::to_string(*d.t5_max_position) + " untested");
   if (!d.sin_d_model.empty()) out.push_back("sinusoidal: d_model outside the declared list untested");
   if (d.sin_max_position) out.push_back("sinusoidal: positions above " + std::to_string(*d.sin_max_position) + " untested");
+  untested_attention(d, out);
   return out;
 }
 

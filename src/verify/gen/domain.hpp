@@ -11,6 +11,9 @@
 //   alibi.mode symmetric|causal      alibi.max_position N
 //   t5.bidirectional 0|1             t5.num_buckets 32          t5.max_distance 128
 //   t5.max_position N                sinusoidal.d_model 512     sinusoidal.max_position N
+//   rope.position_scale 1            rope.attn_factor 1   (parameters the kernel does not take)
+//   rope_cached.cache_dtype own|f32|bf16|f16   (the cos/sin cache dtypes the cached rotation takes;
+//                                               own = the function's storage type)
 #pragma once
 
 #include <cstdint>
@@ -33,6 +36,12 @@ struct Domain {
   std::optional<bool> rope_inv_freq;             // false: never an inv_freq table
   std::optional<std::int64_t> rope_max_position;
   std::vector<std::int32_t> mrope_layouts;       // M-RoPE: PEC_MROPE_* (empty = any)
+  bool rope_unit_position_scale = false;         // position_scale is always 1 (not taken)
+  bool rope_unit_attn_factor = false;            // attn_factor is always 1 (not taken)
+  // pec_rope_cached_*: the cache dtypes taken (PEC_DTYPE_*, kOwnDtype = the function's storage
+  // type); empty = every dtype (the ABI's contract, a float32 cache included).
+  std::vector<std::int32_t> cached_dtypes;
+  static constexpr std::int32_t kOwnDtype = -1;
   // ALiBi
   std::vector<std::int32_t> alibi_modes;
   std::optional<std::int64_t> alibi_max_position;
@@ -43,7 +52,19 @@ struct Domain {
   // Sinusoidal
   std::vector<std::int64_t> sin_d_model;
   std::optional<std::int64_t> sin_max_position;
+  // Attention (ABI-DOM-4; parsed by verify/attention/domain.cpp)
+  std::int32_t attn_alignment = 0;               // 0 explicit, 1 bottom-right, 2 top-left
+  std::vector<std::int32_t> attn_encodings;      // PEC_ATTN_* (empty = any)
+  std::vector<std::int32_t> attn_alibi_forms;    // PEC_ATTN_ALIBI_* (empty = any)
+  bool attn_decode = false;                      // one query per sequence
+  std::optional<std::int64_t> attn_max_position;
 };
+
+// The attention rules (verify/attention/domain.cpp): true when `key` is one ("attention.*").
+bool parse_attention_rule(Domain& d, const std::string& key, const std::vector<std::string>& values,
+                          const std::string& rule, const std::string& origin);
+void merge_attention_rules(Domain& d, const Domain& cli);
+void untested_attention(const Domain& d, std::vector<std::string>& out);
 
 // Parses the text form; throws UsageError("--domain: ...") naming the bad rule. `origin` is
 // "--domain" or "pec_domain()" for the message.

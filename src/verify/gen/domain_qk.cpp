@@ -80,10 +80,31 @@ bool shape_inside(const Domain& d, const QkShape& c) {
 
 }  // namespace
 
+// The parameters a kernel does not take (rope.position_scale 1, rope.attn_factor 1).
+template <class C>
+void fix_factors(const Domain& d, C& c) {
+  if (d.rope_unit_position_scale) c.position_scale = 1.0;
+  if (d.rope_unit_attn_factor) c.attn_factor = 1.0;
+}
+template <class C>
+bool factors_inside(const Domain& d, const C& c) {
+  return !(d.rope_unit_position_scale && c.position_scale != 1.0) && !(d.rope_unit_attn_factor && c.attn_factor != 1.0);
+}
+
+// The cache dtypes a cached rotation takes (rope_cached.cache_dtype; own = its storage type).
+bool dtype_allowed(const Domain& d, const RopeCachedCase& c) {
+  if (d.cached_dtypes.empty()) return true;
+  for (auto t : d.cached_dtypes) {
+    if (t == c.cache_dtype || (t == Domain::kOwnDtype && c.cache_dtype == static_cast<std::int32_t>(c.storage))) return true;
+  }
+  return false;
+}
+
 void constrain(const Domain& d, RopeQkCase& c, Rng& r) {
   if (!d.declared) return;
   constrain_shape(d, c, r);
   fix_inv_freq(d, c, c.rotary_dim);
+  fix_factors(d, c);
 }
 
 void constrain(const Domain& d, RopeCachedCase& c, Rng& r) {
@@ -93,6 +114,10 @@ void constrain(const Domain& d, RopeCachedCase& c, Rng& r) {
   if (d.rope_max_position)
     c.cache_positions = std::min(c.cache_positions, *d.rope_max_position + 1);
   for (auto& p : c.positions) p = std::min(p, c.cache_positions - 1);
+  if (!dtype_allowed(d, c)) {
+    const std::int32_t t = pick(d.cached_dtypes, r);
+    c.cache_dtype = t == Domain::kOwnDtype ? static_cast<std::int32_t>(c.storage) : t;
+  }
   fill_cache_rows(c);
 }
 
@@ -101,6 +126,7 @@ void constrain(const Domain& d, RopeCacheCase& c, Rng& r) {
   const std::int64_t rd = fit_rotary(d, c.rotary_dim, std::max<std::int64_t>(c.rotary_dim, 256), r);
   if (!d.rope_full_rotary) c.rotary_dim = rd;
   fix_inv_freq(d, c, c.rotary_dim);
+  fix_factors(d, c);
   if (d.rope_max_position)
     c.cache_positions = std::min(c.cache_positions, *d.rope_max_position + 1);
 }
@@ -110,6 +136,7 @@ void constrain(const Domain& d, MropeCase& c, Rng& r) {
   const std::int64_t old_half = c.rotary_dim / 2;
   constrain_shape(d, c, r);
   fix_inv_freq(d, c, c.rotary_dim);
+  fix_factors(d, c);
   if (!allowed(d.mrope_layouts, c.mrope_layout)) c.mrope_layout = pick(d.mrope_layouts, r);
   const std::int64_t half = c.rotary_dim / 2;
   if (half != old_half || c.mrope_layout == PEC_MROPE_INTERLEAVED) {  // refit the sections
@@ -125,7 +152,7 @@ void constrain(const Domain& d, MropeCase& c, Rng& r) {
 }
 
 bool inside(const Domain& d, const MropeCase& c) {
-  if (!shape_inside(d, c) || !allowed(d.mrope_layouts, c.mrope_layout)) return false;
+  if (!shape_inside(d, c) || !allowed(d.mrope_layouts, c.mrope_layout) || !factors_inside(d, c)) return false;
   if (d.rope_inv_freq && !*d.rope_inv_freq && c.has_inv_freq) return false;
   if (d.rope_max_position)
     for (const auto* row : {&c.pos_h, &c.pos_w})
@@ -135,15 +162,16 @@ bool inside(const Domain& d, const MropeCase& c) {
 }
 
 bool inside(const Domain& d, const RopeQkCase& c) {
-  return shape_inside(d, c) && !(d.rope_inv_freq && !*d.rope_inv_freq && c.has_inv_freq);
+  return shape_inside(d, c) && !(d.rope_inv_freq && !*d.rope_inv_freq && c.has_inv_freq) && factors_inside(d, c);
 }
 bool inside(const Domain& d, const RopeCachedCase& c) {
-  return shape_inside(d, c) &&
+  return shape_inside(d, c) && dtype_allowed(d, c) &&
          !(d.rope_max_position && c.cache_positions > *d.rope_max_position + 1);
 }
 bool inside(const Domain& d, const RopeCacheCase& c) {
   if (!d.rope_full_rotary && !allowed(d.rope_rotary_dims, c.rotary_dim)) return false;
   if (d.rope_inv_freq && !*d.rope_inv_freq && c.has_inv_freq) return false;
+  if (!factors_inside(d, c)) return false;
   return !(d.rope_max_position && c.cache_positions > *d.rope_max_position + 1);
 }
 

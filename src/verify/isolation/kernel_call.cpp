@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 #include <cstdint>
@@ -19,7 +20,8 @@ namespace pecheck::verifier {
 // The call of one function with its own signature (spec/pecheck_kernel.h): (args, x, y) for
 // RoPE, (args, out) for the biases and tables, (args, q, k, q_out, k_out) for the query+key and
 // cached functions, (args, cache) for the cache builder.
-int invoke(const KernelTable& t, Fn fn, const void* args, const void* x, void* y, const void* x2, void* y2) {
+int invoke(const KernelTable& t, Fn fn, const void* args, const void* x, void* y, const void* x2, void* y2,
+           const void* x3) {
   using U = std::uint16_t;
   const auto* xf = static_cast<const float*>(x);
   const auto* xh = static_cast<const U*>(x);
@@ -64,17 +66,55 @@ int invoke(const KernelTable& t, Fn fn, const void* args, const void* x, void* y
     case Fn::MropeF32: return t.mrope_f32(mrope, xf, kf, yf, lf);
     case Fn::MropeBf16: return t.mrope_bf16(mrope, xh, kh, yh, lh);
     case Fn::MropeF16: return t.mrope_f16(mrope, xh, kh, yh, lh);
+    // Attention: x = q, x2 = k, x3 = v, y = out, y2 = lse (float32 in every variant).
+    case Fn::AttentionF32:
+      return t.attention_f32(static_cast<const pec_attention_args*>(args), xf, kf, static_cast<const float*>(x3), yf,
+                             lf);
+    case Fn::AttentionBf16:
+      return t.attention_bf16(static_cast<const pec_attention_args*>(args), xh, kh, static_cast<const U*>(x3), yh, lf);
+    case Fn::AttentionF16:
+      return t.attention_f16(static_cast<const pec_attention_args*>(args), xh, kh, static_cast<const U*>(x3), yh, lf);
   }
   return -1;
 }
 
 // Resolves the pec_* symbols of an opened library (every function of the version 2 header).
+int invoke_noting(const KernelTable& table, Fn fn, const void* args, const void* x, void* y, const void* x2, void* y2,
+                  const void* x3, bool* raised, char* what, std::size_t what_len) {
+  const int rc = invoke(table, fn, args, x, y, x2, y2, x3);
+  const char* w = table.failure ? table.failure() : nullptr;
+  *raised = w != nullptr;
+  if (w) std::snprintf(what, what_len, "%s", w);
+  return rc;
+}
+
 KernelTable resolve(void* h) {
   KernelTable t;
   t.abi_version = reinterpret_cast<int (*)(void)>(dlsym(h, "pec_abi_version"));
   t.domain = reinterpret_cast<decltype(t.domain)>(dlsym(h, "pec_domain"));
   for (Fn f : kAllFns) t.set_entry(f, dlsym(h, std::string(symbol(f)).c_str()));
   return t;
+}
+
+bool open_table(void* h, const std::string& provider_spec, KernelTable* table, std::string* error) {
+  if (provider_spec.empty()) {
+    *table = resolve(h);
+    return true;
+  }
+  const auto open = reinterpret_cast<ProviderOpen>(dlsym(h, kProviderOpenSymbol));
+  if (!open) {
+    *error = std::string("not a kernel provider (no ") + kProviderOpenSymbol + ")";
+    return false;
+  }
+  char buf[480] = {};
+  KernelTable t;
+  if (open(provider_spec.c_str(), &t, buf, sizeof buf) != 0) {
+    buf[sizeof buf - 1] = '\0';
+    *error = buf[0] ? buf : "the provider could not load " + provider_spec;
+    return false;
+  }
+  *table = t;
+  return true;
 }
 
 void check_library_file(const std::string& path) {

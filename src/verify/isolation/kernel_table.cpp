@@ -8,12 +8,15 @@ Storage storage(Fn f) {
   switch (f) {
     case Fn::Rope: case Fn::Alibi: case Fn::T5: case Fn::Sinusoidal: case Fn::Learned:
     case Fn::RopeQkF32: case Fn::RopeCachedF32: case Fn::RopeCacheF32: case Fn::MropeF32:
+    case Fn::AttentionF32:
       return Storage::F32;
     case Fn::RopeBf16: case Fn::AlibiBf16: case Fn::T5Bf16: case Fn::SinusoidalBf16: case Fn::LearnedBf16:
     case Fn::RopeQkBf16: case Fn::RopeCachedBf16: case Fn::RopeCacheBf16: case Fn::MropeBf16:
+    case Fn::AttentionBf16:
       return Storage::BF16;
     case Fn::RopeF16: case Fn::AlibiF16: case Fn::T5F16: case Fn::SinusoidalF16: case Fn::LearnedF16:
     case Fn::RopeQkF16: case Fn::RopeCachedF16: case Fn::RopeCacheF16: case Fn::MropeF16:
+    case Fn::AttentionF16:
       return Storage::F16;
   }
   return Storage::F32;
@@ -30,6 +33,7 @@ Family family(Fn f) {
     case Fn::RopeCachedF32: case Fn::RopeCachedBf16: case Fn::RopeCachedF16: return Family::RopeCached;
     case Fn::RopeCacheF32: case Fn::RopeCacheBf16: case Fn::RopeCacheF16: return Family::RopeCache;
     case Fn::MropeF32: case Fn::MropeBf16: case Fn::MropeF16: return Family::Mrope;
+    case Fn::AttentionF32: case Fn::AttentionBf16: case Fn::AttentionF16: return Family::Attention;
   }
   return Family::Rope;
 }
@@ -46,6 +50,7 @@ Fn fn_of(Family fam, Storage s) {
     case Family::RopeCached: return k == 0 ? Fn::RopeCachedF32 : k == 1 ? Fn::RopeCachedBf16 : Fn::RopeCachedF16;
     case Family::RopeCache: return k == 0 ? Fn::RopeCacheF32 : k == 1 ? Fn::RopeCacheBf16 : Fn::RopeCacheF16;
     case Family::Mrope: return k == 0 ? Fn::MropeF32 : k == 1 ? Fn::MropeBf16 : Fn::MropeF16;
+    case Family::Attention: return k == 0 ? Fn::AttentionF32 : k == 1 ? Fn::AttentionBf16 : Fn::AttentionF16;
   }
   return Fn::Rope;
 }
@@ -61,6 +66,7 @@ std::string_view scheme(Family f) {
     case Family::RopeCached: return "rope_cached";
     case Family::RopeCache: return "rope_cache";
     case Family::Mrope: return "mrope";
+    case Family::Attention: return "attention";
   }
   return "?";
 }
@@ -96,6 +102,9 @@ std::string_view symbol(Fn f) {
     case Fn::MropeF32: return "pec_mrope_f32";
     case Fn::MropeBf16: return "pec_mrope_bf16";
     case Fn::MropeF16: return "pec_mrope_f16";
+    case Fn::AttentionF32: return "pec_attention_f32";
+    case Fn::AttentionBf16: return "pec_attention_bf16";
+    case Fn::AttentionF16: return "pec_attention_f16";
   }
   return "?";
 }
@@ -152,6 +161,9 @@ auto visit(T& t, Fn f, V v) {
     case Fn::MropeF32: return v(t.mrope_f32);
     case Fn::MropeBf16: return v(t.mrope_bf16);
     case Fn::MropeF16: return v(t.mrope_f16);
+    case Fn::AttentionF32: return v(t.attention_f32);
+    case Fn::AttentionBf16: return v(t.attention_bf16);
+    case Fn::AttentionF16: return v(t.attention_f16);
   }
   return v(t.rope_f32);
 }

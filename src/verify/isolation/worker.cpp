@@ -10,7 +10,6 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
-#include <ucontext.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -22,6 +21,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "verify/isolation/guard.hpp"
 #include "verify/isolation/kernel_call.hpp"
 
 namespace pecheck::verifier {
@@ -33,53 +33,9 @@ using Clock = std::chrono::steady_clock;
 struct Request {
   std::int32_t fn;
   std::uint64_t args, x, y, x2, y2;  // x2/y2: the key and key output of the query+key functions
-  // Guard spans made PROT_NONE around this call only (Arena::allocate_input), and the arena
-  // word the SIGSEGV handler stores the fault address in (0: no guard spans).
-  std::uint64_t fault_slot;
-  std::uint32_t n_guards;
-  std::uint64_t guard_lo[kMaxGuardSpans], guard_hi[kMaxGuardSpans];
+  std::uint64_t x3;                  // attention: v
+  GuardSpans guards;                 // inputs' guard pages for this call (guard.hpp)
 };
-
-// The worker's SIGSEGV handler while guard spans are armed: records the fault address (and, on
-// x86-64, whether the access was a write) in the shared arena and returns; SA_RESETHAND has
-// restored the default disposition, so the faulting access runs again and the worker dies by
-// SIGSEGV as it would have, now with the address known to pecheck.
-volatile std::uint64_t* g_fault_slot = nullptr;
-
-void on_guard_fault(int, siginfo_t* info, void* uc) {
-  volatile std::uint64_t* slot = g_fault_slot;
-  if (slot == nullptr) return;
-  std::uint64_t write = 0;
-#if defined(__x86_64__)
-  write = (static_cast<ucontext_t*>(uc)->uc_mcontext.gregs[REG_ERR] & 2) ? 1 : 0;
-#else
-  (void)uc;
-#endif
-  slot[1] = write;
-  slot[0] = reinterpret_cast<std::uint64_t>(info->si_addr);
-}
-
-void arm_guards(const Request& rq) {
-  if (rq.n_guards == 0 || rq.fault_slot == 0) return;
-  g_fault_slot = reinterpret_cast<volatile std::uint64_t*>(rq.fault_slot);
-  struct sigaction sa {};
-  sa.sa_sigaction = on_guard_fault;
-  sa.sa_flags = SA_SIGINFO | SA_RESETHAND | SA_NODEFER;
-  sigemptyset(&sa.sa_mask);
-  sigaction(SIGSEGV, &sa, nullptr);
-  for (std::uint32_t i = 0; i < rq.n_guards && i < kMaxGuardSpans; ++i) {
-    mprotect(reinterpret_cast<void*>(rq.guard_lo[i]), rq.guard_hi[i] - rq.guard_lo[i], PROT_NONE);
-  }
-}
-
-void disarm_guards(const Request& rq) {
-  if (rq.n_guards == 0 || rq.fault_slot == 0) return;
-  for (std::uint32_t i = 0; i < rq.n_guards && i < kMaxGuardSpans; ++i) {
-    mprotect(reinterpret_cast<void*>(rq.guard_lo[i]), rq.guard_hi[i] - rq.guard_lo[i], PROT_READ | PROT_WRITE);
-  }
-  signal(SIGSEGV, SIG_DFL);
-  g_fault_slot = nullptr;
-}
 
 struct HelloMsg {
   std::int32_t ok;
@@ -158,13 +114,16 @@ void child_setup() {
   for (;;) {
     Request rq{};
     if (read_full(fd, &rq, sizeof rq, 1e9) != Io::Ok) _exit(0);
-    arm_guards(rq);
-    const int rc = invoke(table, static_cast<Fn>(rq.fn), reinterpret_cast<const void*>(rq.args),
+    Response rs{};
+    arm_guards(rq.guards);
+    bool raised = false;
+    rs.rc = invoke_noting(table, static_cast<Fn>(rq.fn), reinterpret_cast<const void*>(rq.args),
                           reinterpret_cast<const void*>(rq.x), reinterpret_cast<void*>(rq.y),
-                          reinterpret_cast<const void*>(rq.x2), reinterpret_cast<void*>(rq.y2));
-    disarm_guards(rq);
-    const std::int32_t rc32 = rc;
-    if (!write_full(fd, &rc32, sizeof rc32)) _exit(0);
+                          reinterpret_cast<const void*>(rq.x2), reinterpret_cast<void*>(rq.y2),
+                          reinterpret_cast<const void*>(rq.x3), &raised, rs.what, sizeof rs.what);
+    disarm_guards(rq.guards);
+    rs.raised = raised;
+    if (!write_full(fd, &rs, sizeof rs)) _exit(0);
   }
 }
 
@@ -253,7 +212,8 @@ bool recv_cmd(int sock, ServerCmd* cmd, int* fd) {
 // Library mode: the fork server. It dlopens the plug-in once (its constructors run once per
 // run, README "Verifying a kernel"), answers with the exports, then forks one worker per
 // request; every worker starts from the state the constructors left. Never returns.
-[[noreturn]] void server_main(int ctl, const std::string& path) {
+// A kernel provider (provider_spec set) loads what the spec names here, once, and fills the table.
+[[noreturn]] void server_main(int ctl, const std::string& path, const std::string& provider_spec) {
   child_setup();
   HelloMsg hello{};
   void* h = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
@@ -263,7 +223,13 @@ bool recv_cmd(int sock, ServerCmd* cmd, int* fd) {
     write_full(ctl, &hello, sizeof hello);
     _exit(0);
   }
-  const KernelTable table = resolve(h);
+  KernelTable table;
+  std::string error;
+  if (!open_table(h, provider_spec, &table, &error)) {
+    std::snprintf(hello.error, sizeof hello.error, "%s", error.c_str());
+    write_full(ctl, &hello, sizeof hello);
+    _exit(0);
+  }
   hello = hello_of(table);
   if (!write_full(ctl, &hello, sizeof hello)) _exit(0);
   std::vector<int> ctls{ctl};
@@ -330,12 +296,16 @@ std::string CallOutcome::describe() const {
       return buf;
     case Kind::Lost: return "worker process could not be started";
     case Kind::Cut: return "was not run: the run's time cap was reached";
+    case Kind::Raised: return what;
   }
   return "unknown outcome";
 }
 
+// A name without a slash is a file in the current folder, as for open(2) and every other
+// pecheck input (issue 20, finding 10): dlopen would search the library path for it instead.
 Executor::Executor(std::string library_path, ExecutorConfig cfg)
-    : path_(std::move(library_path)), library_mode_(true), cfg_(cfg), arena_(cfg.arena_bytes) {}
+    : path_(library_path.find('/') == std::string::npos ? "./" + library_path : std::move(library_path)),
+      library_mode_(true), cfg_(cfg), arena_(cfg.arena_bytes) {}
 
 Executor::Executor(const KernelTable& table, ExecutorConfig cfg)
     : table_(table), library_mode_(false), cfg_(cfg), arena_(cfg.arena_bytes) {}
@@ -463,7 +433,7 @@ bool Executor::handshake(int fd, pid_t pid, std::string* error, LibraryInfo* inf
 bool Executor::start_server(std::string* error, LibraryInfo* info) {
   stop_server();
   int fd = -1;
-  const pid_t pid = fork_child([this](int child_fd) { server_main(child_fd, path_); }, error, info, &fd);
+  const pid_t pid = fork_child([this](int child_fd) { server_main(child_fd, path_, cfg_.provider_spec); }, error, info, &fd);
   if (pid < 0) return false;
   server_pid_ = pid;
   server_fd_ = fd;
@@ -542,7 +512,11 @@ LibraryInfo Executor::probe() {
         const char* e = dlerror();
         throw UsageError("cannot load kernel library: " + std::string(e ? e : path_));
       }
-      t = table_ = resolve(h);
+      std::string error;
+      if (!open_table(h, cfg_.provider_spec, &table_, &error)) {
+        throw UsageError("cannot load " + (cfg_.provider_spec.empty() ? path_ : cfg_.provider_spec) + ": " + error);
+      }
+      t = table_;
       ++loads_;
     }
     info.mask = t.mask();
@@ -556,14 +530,18 @@ LibraryInfo Executor::probe() {
   kill_worker();
   std::string error;
   if (via_server()) {
-    if (!start_server(&error, &info)) throw UsageError("cannot load kernel library " + path_ + ": " + error);
+    if (!start_server(&error, &info)) {
+      throw UsageError(cfg_.provider_spec.empty() ? "cannot load kernel library " + path_ + ": " + error
+                                                  : "cannot load " + cfg_.provider_spec + ": " + error);
+    }
     return info;
   }
   if (!spawn(&error, &info)) throw UsageError("cannot load kernel library " + path_ + ": " + error);
   return info;
 }
 
-CallOutcome Executor::call(Fn fn, const void* args, const void* x, void* y, const void* x2, void* y2) {
+CallOutcome Executor::call(Fn fn, const void* args, const void* x, void* y, const void* x2, void* y2,
+                           const void* x3) {
   CallOutcome out;
   const auto t0 = Clock::now();
   if (cap_ > 0 && std::chrono::duration<double>(t0.time_since_epoch()).count() > cap_) {
@@ -571,28 +549,18 @@ CallOutcome Executor::call(Fn fn, const void* args, const void* x, void* y, cons
     return out;
   }
   if (!cfg_.fork) {
-    out.rc = invoke(table_, fn, args, x, y, x2, y2);
+    bool raised = false;
+    char what[sizeof(Response::what)] = {};
+    out.rc = invoke_noting(table_, fn, args, x, y, x2, y2, x3, &raised, what, sizeof what);
     out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+    if (raised) out.kind = CallOutcome::Kind::Raised, out.what = what;
     return out;
   }
-  Request rq{};
-  rq.fn = static_cast<std::int32_t>(fn);
-  rq.args = reinterpret_cast<std::uint64_t>(args);
-  rq.x = reinterpret_cast<std::uint64_t>(x);
-  rq.y = reinterpret_cast<std::uint64_t>(y);
-  rq.x2 = reinterpret_cast<std::uint64_t>(x2);
-  rq.y2 = reinterpret_cast<std::uint64_t>(y2);
-  const auto& guarded = arena_.guarded_inputs();
-  if (!guarded.empty()) {
-    rq.fault_slot = reinterpret_cast<std::uint64_t>(arena_.fault_slot());
-    arena_.fault_slot()[0] = arena_.fault_slot()[1] = 0;
-    for (const auto& g : guarded) {
-      if (rq.n_guards >= kMaxGuardSpans) break;
-      rq.guard_lo[rq.n_guards] = g.span.lo;
-      rq.guard_hi[rq.n_guards] = g.span.hi;
-      ++rq.n_guards;
-    }
-  }
+  Request rq{static_cast<std::int32_t>(fn), reinterpret_cast<std::uint64_t>(args),
+             reinterpret_cast<std::uint64_t>(x), reinterpret_cast<std::uint64_t>(y),
+             reinterpret_cast<std::uint64_t>(x2), reinterpret_cast<std::uint64_t>(y2),
+             reinterpret_cast<std::uint64_t>(x3), {}};
+  rq.guards = guard_spans_of(arena_);
   if (pid_ < 0) {
     std::string error;
     LibraryInfo info;
@@ -601,11 +569,16 @@ CallOutcome Executor::call(Fn fn, const void* args, const void* x, void* y, cons
       return out;
     }
   }
-  std::int32_t rc = 0;
-  Io io = write_full(fd_, &rq, sizeof rq) ? read_full(fd_, &rc, sizeof rc, cfg_.call_timeout_s) : Io::Eof;
+  Response rs{};
+  Io io = write_full(fd_, &rq, sizeof rq) ? read_full(fd_, &rs, sizeof rs, cfg_.call_timeout_s) : Io::Eof;
   out.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
   if (io == Io::Ok) {
-    out.rc = rc;
+    out.rc = rs.rc;
+    if (rs.raised) {
+      rs.what[sizeof rs.what - 1] = '\0';
+      out.kind = CallOutcome::Kind::Raised;
+      out.what = rs.what;
+    }
     return out;
   }
   if (io == Io::Timeout) {
@@ -621,7 +594,7 @@ CallOutcome Executor::call(Fn fn, const void* args, const void* x, void* y, cons
   if (st >= 0 && WIFSIGNALED(st)) {
     out.kind = CallOutcome::Kind::Signal;
     out.signo = WTERMSIG(st);
-    if (out.signo == SIGSEGV && rq.fault_slot != 0 && arena_.fault_slot()[0] != 0) {
+    if (out.signo == SIGSEGV && rq.guards.fault_slot != 0 && arena_.fault_slot()[0] != 0) {
       out.fault = arena_.describe_fault(arena_.fault_slot()[0], arena_.fault_slot()[1] != 0);
     }
   } else if (st >= 0) {

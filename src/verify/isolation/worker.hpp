@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "verify/isolation/arena.hpp"
 #include "verify/isolation/kernel_table.hpp"
@@ -26,7 +27,10 @@
 namespace pecheck::verifier {
 
 struct CallOutcome {
-  enum class Kind { Returned, Signal, Exited, Timeout, Lost, Cut };  // Cut: not started, past the cap
+  // Cut: not started, past the cap. Raised: a kernel provider's call failed without returning a
+  // status (a Python exception, a return value that is no int; src/python): `what` says how, and
+  // the worker lives on.
+  enum class Kind { Returned, Signal, Exited, Timeout, Lost, Cut, Raised };
   Kind kind = Kind::Returned;
   int rc = 0;      // Returned: the kernel's return value; Exited: the exit status
   int signo = 0;   // Signal: the signal that ended the worker
@@ -34,6 +38,7 @@ struct CallOutcome {
   // Signal SIGSEGV at an input's guard page (Arena::allocate_input): which input, which element
   // ("read x[64]: 1 float after the last of its 64 elements ..."); "" otherwise.
   std::string fault;
+  std::string what;  // Raised: the provider's account ("raised ValueError: ... (at f.py:3 in rope)")
   bool returned() const { return kind == Kind::Returned; }
   bool ok() const { return kind == Kind::Returned && rc == 0; }
   std::string describe() const;  // "returned 3", "killed by SIGSEGV", "timed out after 1 s", ...
@@ -46,6 +51,9 @@ struct LibraryInfo {
   int abi_version = 0;
   std::string domain;             // pec_domain()'s text (ABI-DOM-1), "" when not exported
   bool domain_truncated = false;  // longer than pecheck reads (4 KiB)
+  // Exports that look like ABI functions but are not (misspelt, C++-mangled), each described
+  // with the ABI name meant (isolation/exports.hpp); filled by verify_library from the ELF file.
+  std::vector<std::string> stray_exports;
 };
 
 struct ExecutorConfig {
@@ -53,11 +61,15 @@ struct ExecutorConfig {
   double call_timeout_s = 1.0;    // per call, forked mode only
   double load_timeout_s = 10.0;   // for dlopen + pec_abi_version in the worker
   std::size_t arena_bytes = std::size_t{256} << 20;
+  // Library mode: when set, the library is a kernel provider (kernel_call.hpp, open_table) and
+  // this is what it loads, in the fork server ("MODULE:OBJECT" for the Python provider).
+  std::string provider_spec;
 };
 
 class Executor {
  public:
-  // Library mode: `library_path` is dlopened inside each worker.
+  // Library mode: `library_path` is dlopened inside each worker; a name without a slash is a
+  // file in the current folder (not a search of the library path).
   Executor(std::string library_path, ExecutorConfig cfg);
   // Table mode.
   Executor(const KernelTable& table, ExecutorConfig cfg);
@@ -76,7 +88,9 @@ class Executor {
   // args/x/y/x2/y2 point into arena() (or are null where the call passes NULL): x the input and
   // y the output (RoPE x, y; the biases and tables only y; the cache builder y = cache); x2/y2
   // the key and key output of the query+key and cached functions (x = q, y = q_out).
-  CallOutcome call(Fn fn, const void* args, const void* x, void* y, const void* x2 = nullptr, void* y2 = nullptr);
+  // Attention: x = q, x2 = k, x3 = v, y = out, y2 = lse.
+  CallOutcome call(Fn fn, const void* args, const void* x, void* y, const void* x2 = nullptr, void* y2 = nullptr,
+                   const void* x3 = nullptr);
 
   // Ends the current worker; the next call forks a new one (from the fork server).
   void recycle();
