@@ -1,7 +1,9 @@
 // BUGGY (on purpose): accepts an invalid call. A position outside the table is clamped to the
 // last row (as some frameworks silently do) instead of being rejected, so a model fed a
 // sequence longer than max_positions runs on with wrong embeddings and no error.
-// Violates ABI-LEARN-1 (a position outside [0, max_positions) must be rejected).
+// Violates ABI-LEARN-1 (a position outside [0, max_positions) must be rejected). The clamp keeps
+// every read inside the table, so no harm is shown: the default run passes it and `--strict`
+// fails it (spec/abi.md ABI-GEN-8, tier B).
 #include "../common.hpp"
 
 using namespace example;

@@ -2,6 +2,7 @@
 // verdicts that do not depend on the machine's load (the time cap only makes a run
 // incomplete), one library load per run (fork server), hangs found once, and generators that
 // cover the ABI's whole domain (odd head_dim, wide T5 buckets).
+#include <algorithm>
 #include <chrono>
 #include <cstdlib>
 #include <set>
@@ -48,12 +49,59 @@ TEST(Issue13Softmax, BloomKeyOnlyPassesAt4096AndFailsAt2To24WithTheFailingPositi
   const std::string msg = c.at("counterexample").at("message");
   EXPECT_NE(msg.find("PREC-SOFTMAX-1"), std::string::npos) << msg;
   EXPECT_NE(msg.find("q_pos"), std::string::npos) << msg;
-  // Float32 carries offsets under slope * k_pos up to about 2^17 (u slope k < 2^-10): the
-  // shrunk failure lies beyond what max position 4096 generates.
+  // Float32 carries offsets under slope * k_pos up to about 2^18 / slope (2^-23 slope k below
+  // the field class's tau 2^-5, PREC-SOFTMAX-2): the shrunk failure lies beyond max position 4096.
   long long q = 0;
   for (const auto& v : c.at("counterexample").at("args").at("q_pos"))
     q = std::max(q, v.get<long long>());
   EXPECT_GT(q, 4096) << c.dump();
+}
+
+const ojson* grade_of(const ojson& check, const std::string& cls) {
+  if (!check.contains("accuracy")) return nullptr;
+  for (const auto& g : check.at("accuracy").at("grades")) {
+    if (g.at("class") == cls) return &g;
+  }
+  return nullptr;
+}
+
+// Clause: PREC-SOFTMAX-2 ABI-ALIBI-2
+// Issue 20 finding 5: BLOOM's key-only ALiBi (the field's causal form) passes the softmax
+// contract's default class `field` at the default maximum position 131072 with a margin, is
+// graded below `reference` there, in softmax units, and fails the contract at 2^31 - 1.
+TEST(Issue20SoftmaxClasses, KeyOnlyAlibiPassesFieldAtTheDefaultMaximumBelowReferenceAndFailsAt2To31) {
+  TempDir a, b;
+  const auto lib = example_lib("alibi_bloom_key_only");
+  auto def = run_verify(lib, a, {"--contract", "softmax", "--only", "alibi.oracle", "--only", "alibi.shift", "--no-regressions"});
+  EXPECT_EQ(def.proc.exit_code, 0) << def.proc.out;
+  const auto& c = check_of(def, "alibi.oracle");
+  ASSERT_EQ(c.at("status"), "pass") << c.dump();
+  const ojson* field = grade_of(c, "field");
+  const ojson* reference = grade_of(c, "reference");
+  ASSERT_TRUE(field && reference) << c.dump();
+  EXPECT_TRUE(field->at("met").get<bool>()) << c.dump();
+  EXPECT_FALSE(reference->at("met").get<bool>()) << "at 131072 the key-only form is graded below reference";
+  // The margin: an element's budget allows exactly its own rounding into float32 (half an ulp of
+  // the logit), so on the same cases an exact offset-form kernel already reaches ~1 unit where
+  // the scores are large; the key-only form's own error (2^-23 slope k <= 2^-7 here) must cost
+  // no more than that, or than 0.8 of the class, wherever it is the larger term.
+  TempDir o;
+  auto offset = run_verify(example_lib("c_kernels"), o,
+                           {"--contract", "softmax", "--only", "alibi.oracle", "--no-regressions"});
+  ASSERT_EQ(offset.proc.exit_code, 0) << offset.proc.out;
+  const ojson* offset_field = grade_of(check_of(offset, "alibi.oracle"), "field");
+  ASSERT_TRUE(offset_field);
+  EXPECT_LE(field->at("max_units").get<double>(), std::max(0.8, offset_field->at("max_units").get<double>()) + 1e-9)
+      << "field admits the key-only form with a margin";
+  EXPECT_EQ(check_of(def, "alibi.shift").at("status"), "pass");
+
+  auto far = run_verify(lib, b, {"--contract", "softmax", "--max-position", "2147483647", "--only", "alibi.oracle",
+                                 "--no-regressions"});
+  EXPECT_EQ(far.proc.exit_code, 1) << far.proc.out;
+  const auto& f = check_of(far, "alibi.oracle");
+  ASSERT_EQ(f.at("status"), "fail") << f.dump();
+  const std::string msg = f.at("counterexample").at("message");
+  EXPECT_NE(msg.find("class 'field'"), std::string::npos) << msg;
 }
 
 // Clause: PREC-SOFTMAX-1
@@ -202,7 +250,10 @@ TEST(Issue13Generators, GgmlPairCopyPassThroughIsCaughtByBoundsWithAnOddHeadDimF
     ASSERT_EQ(c.at("status"), "fail") << "seed " << seed << ": " << c.dump();
     const auto& args = c.at("counterexample").at("args");
     EXPECT_EQ(args.at("head_dim").get<long long>() % 2, 1) << args.dump();
-    EXPECT_EQ(c.at("counterexample").at("kind"), "out-of-bounds");
+    // ggml's pair copy reads one float past x and writes one past y: a guard page after x
+    // (issue 20 finding 4) reports the read, the canary after y the write.
+    const std::string kind = c.at("counterexample").at("kind");
+    EXPECT_TRUE(kind == "out-of-bounds" || kind == "out-of-bounds-read") << kind;
   }
 }
 

@@ -47,7 +47,13 @@ int rope(const pec_rope_args* a, const float* x, float* y) {
                      a->position_scale > 0 && positions_ok(a->positions, a->n_tokens) &&
                      (a->n_tokens == 0 || (x && y));
   if (g_bug == Bug::WriteThenReject && !valid && y && a->n_tokens > 0 && a->n_heads > 0 && a->head_dim > 0) y[0] = 0;
-  if (!valid && g_bug != Bug::NoValidation) return 1;
+  // TrustsRotaryRange: every rule checked but rotary_dim <= head_dim (still >= 2 and even).
+  const bool trusted = g_bug == Bug::TrustsRotaryRange && a && a->n_tokens >= 0 && a->n_heads >= 1 &&
+                       a->head_dim >= 1 && a->rotary_dim >= 2 && a->rotary_dim % 2 == 0 && a->rotary_dim <= 4096 &&
+                       (a->layout == 0 || a->layout == 1) && std::isfinite(a->theta_base) && a->theta_base > 1 &&
+                       std::isfinite(a->position_scale) && a->position_scale > 0 &&
+                       positions_ok(a->positions, a->n_tokens) && (a->n_tokens == 0 || (x && y));
+  if (!valid && g_bug != Bug::NoValidation && !trusted) return 1;
   if (g_bug == Bug::ReturnsOne && a->n_tokens == 0) return 1;
   if (g_bug == Bug::PrintsToStdout) {
     std::fputs("kernel-noise\n", stdout);
@@ -64,16 +70,27 @@ int rope(const pec_rope_args* a, const float* x, float* y) {
   const std::int64_t D = a->head_dim, R = a->rotary_dim, H = a->n_heads;
   const std::int64_t n = a->n_tokens * H * D;
   const float last_before = n > 0 ? y[n - 1] : 0.0f;  // SkipLastElement: put back what was there
+  // BaseCacheKept: the base of the "cache" is that of the call that last needed more positions.
+  static double cache_base = 0;
+  static std::int64_t cache_len = 0;
+  double base = a->theta_base;
+  if (g_bug == Bug::BaseCacheKept) {
+    std::int64_t need = 0;
+    for (std::int64_t t = 0; t < a->n_tokens; ++t) need = std::max(need, a->positions[t] + 1);
+    if (need > cache_len || cache_base == 0) cache_len = std::max(need, cache_len), cache_base = a->theta_base;
+    base = cache_base;
+  }
   for (std::int64_t t = 0; t < a->n_tokens; ++t) {
     double pos = static_cast<double>(a->positions[t]);
     if (g_bug == Bug::Bf16Position) pos = bf16(pos);
     for (std::int64_t h = 0; h < H; ++h) {
-      const float* xv = x + (t * H + h) * D;
+      const bool gated = g_bug == Bug::SizeGatedHeads && a->n_tokens * H >= 10240;
+      const float* xv = x + (t * H + (gated ? h - h % 4 : h)) * D;
       float* yv = y + (t * H + h) * D;
       double in[4096];
-      for (std::int64_t l = 0; l < D && l < 4096; ++l) in[l] = xv[l];
+      for (std::int64_t l = 0; l < std::max(D, R) && l < 4096; ++l) in[l] = xv[l];  // R > D: TrustsRotaryRange
       for (std::int64_t i = 0; i < R / 2; ++i) {
-        const double f = a->inv_freq ? a->inv_freq[i] : std::pow(a->theta_base, -2.0 * i / static_cast<double>(R));
+        const double f = a->inv_freq ? a->inv_freq[i] : std::pow(base, -2.0 * i / static_cast<double>(R));
         const double ang = pos * a->position_scale * f;
         const double c = std::cos(ang), s = std::sin(ang);
         const std::int64_t ia = a->layout == 0 ? i : 2 * i, ib = a->layout == 0 ? i + R / 2 : 2 * i + 1;
@@ -88,6 +105,14 @@ int rope(const pec_rope_args* a, const float* x, float* y) {
         }
         yv[ia] = static_cast<float>(in[ia] * c - in[ib] * s);
         yv[ib] = static_cast<float>(in[ib] * c + in[ia] * s);
+      }
+      if (g_bug == Bug::OverReadPairCopy) {
+        for (std::int64_t l = R; l < D; l += 2) {
+          const float p0 = xv[l], p1 = *static_cast<const volatile float*>(xv + l + 1);  // one past when D - R is odd
+          yv[l] = p0;
+          if (l + 1 < D) yv[l + 1] = p1;
+        }
+        continue;
       }
       for (std::int64_t l = R; l < D; ++l) yv[l] = xv[l];
     }

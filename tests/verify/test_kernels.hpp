@@ -40,6 +40,15 @@ enum class Bug {
   AngleIn16Bit,         // RoPE 16-bit: the angle rounded to bfloat16 before cos/sin
   Truncate,             // 16-bit results rounded toward zero instead of to nearest even (ALiBi)
   BatchRemainderF32,    // RoPE 16-bit: tokens past the last full block of 8 computed in float32
+  // issue 20:
+  TrustsRotaryRange,    // RoPE: accepts rotary_dim > head_dim and rotates lanes past the head (reads and
+                        // writes past x and y at the last head: harm, tier A)
+  OverReadPairCopy,     // RoPE: copies pass-through lanes in pairs (ggml), reading one float past the head
+                        // when head_dim - rotary_dim is odd (past x at the last head)
+  BaseCacheKept,        // RoPE (transformers #25306 stand-in): a cos/sin cache rebuilt when a call needs
+                        // more positions, with that call's theta_base, and reused by later shorter calls
+  SizeGatedHeads,       // RoPE (vllm#51049 stand-in): from 10,240 token-heads a "multi-head" path rotates
+                        // heads 1..3 of every group of 4 from the group's first head's input
 };
 
 extern Bug g_bug;

@@ -69,6 +69,8 @@ const std::vector<RejectRequirement>& reject_requirements_attention();
 std::string invalid_reason(const AttnCase& c);
 std::string invalid_requirement(const AttnCase& c);
 std::vector<AttnCase> shrink_candidates(const AttnCase& c);
+// The edges of ABI-ATTN-1's domain a valid call sits on (for "returned non-zero for a valid call").
+std::vector<std::string> valid_edges(const AttnCase& c);
 void describe(const AttnCase& c, std::vector<report::Arg>& args, std::vector<report::Tensor>& in);
 void constrain(const Domain& d, AttnCase& c, Rng& r);
 bool inside(const Domain& d, const AttnCase& c);

@@ -220,4 +220,43 @@ void describe(const AttnCase& c, std::vector<report::Arg>& args, std::vector<rep
   in.push_back({"v", {c.total_k(), c.n_kv_heads, c.head_dim_v}, c.v});
 }
 
+std::vector<std::string> valid_edges(const AttnCase& c) {
+  std::vector<std::string> out;
+  const auto n = [](std::int64_t v) { return std::to_string(v); };
+  if (c.n_seqs() == 0 || c.total_q() == 0) out.push_back("no query tokens: an empty call (ABI-ATTN-1) returns 0");
+  for (std::int64_t s = 0; s < c.n_seqs(); ++s) {
+    if (c.k_len[static_cast<std::size_t>(s)] == 0) {
+      out.push_back("sequence " + n(s) + " has no keys (ABI-ATTN-1: lengths >= 0; its queries attend to nothing)");
+      break;
+    }
+  }
+  for (std::int64_t s = 0; s < c.n_seqs(); ++s) {
+    if (c.q_len[static_cast<std::size_t>(s)] > c.k_len[static_cast<std::size_t>(s)]) {
+      out.push_back("sequence " + n(s) + " has more queries than keys (ABI-ATTN-1: lengths independent)");
+      break;
+    }
+  }
+  if (c.n_q_heads != c.n_kv_heads) {
+    out.push_back("GQA: n_q_heads " + n(c.n_q_heads) + ", n_kv_heads " + n(c.n_kv_heads) +
+                  " (ABI-ATTN-8: any n_kv_heads dividing n_q_heads)");
+  }
+  if (c.head_dim_v != c.head_dim) {
+    out.push_back("head_dim_v " + n(c.head_dim_v) + " != head_dim " + n(c.head_dim) + " (ABI-ATTN-1)");
+  }
+  for (int t = 0; t < 4; ++t) {
+    if (c.head_gap[t] != 0 || c.token_gap[t] != 0) {
+      out.push_back("strided views with gaps (ABI-VIEW-1)");
+      break;
+    }
+  }
+  std::int64_t top = -1;
+  for (auto p : c.q_pos) top = std::max(top, p);
+  for (auto p : c.k_pos) top = std::max(top, p);
+  if (top >= (std::int64_t{1} << 24)) out.push_back("positions up to " + n(top) + " (ABI-ATTN-1: any position in [0, 2^31))");
+  if (c.window_left >= 0 || c.window_right >= 0) out.push_back("a sliding window (ABI-ATTN-3)");
+  if (c.softcap > 0) out.push_back("a soft cap (ABI-ATTN-3)");
+  if (!c.want_lse) out.push_back("no lse output requested (ABI-ATTN-1: lse may be NULL)");
+  return out;
+}
+
 }  // namespace pecheck::verifier

@@ -51,8 +51,8 @@ std::optional<Failure> call_failure(Fn fn, const RunResult& r) {
       f.return_code = r.outcome.rc;
       return f;
     case CallOutcome::Kind::Signal:
-      f.clause = "ABI-GEN-7";
-      f.kind = "crash";
+      f.clause = r.outcome.fault.empty() ? "ABI-GEN-7" : "ABI-GEN-4";  // a guard page: read past an input
+      f.kind = r.outcome.fault.empty() ? "crash" : "out-of-bounds-read";
       f.signal = r.outcome.signo;
       break;
     case CallOutcome::Kind::Exited:
@@ -77,6 +77,24 @@ std::optional<Failure> call_failure(Fn fn, const RunResult& r) {
       break;
   }
   f.message = sym + " " + r.outcome.describe() + " on a valid call";
+  return f;
+}
+
+std::optional<Failure> accepted_invalid(const VerifyOptions& o, bool nonempty, const std::string& harm,
+                                        const std::string& sym, const std::string& why, const std::string& clause) {
+  const bool harmed = nonempty && !harm.empty();
+  if (!o.strict && !harmed) return std::nullopt;  // accepted, no harm seen: tier B (--strict)
+  Failure f;
+  f.clause = clause;
+  f.kind = "accepted-invalid";
+  f.message = sym + " returned 0 for an invalid call: " + why;
+  if (harmed) {
+    f.message += "; and " + harm;
+  } else {
+    f.notes.push_back("no memory outside the call's buffers was touched: argument hygiene (tier B, spec/abi.md "
+                      "ABI-GEN-8), reported under --strict only");
+  }
+  f.return_code = 0;
   return f;
 }
 

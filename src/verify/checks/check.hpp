@@ -57,7 +57,23 @@ struct CheckDef {
   std::function<std::optional<Failure>(Ctx&, const Case&)> evaluate;
   bool grade_all = false;  // oracle checks: run every case even after a wrong value (accuracy)
   bool valid_cases = true; // generates valid calls: kept inside the declared domain
+  // Guard pages around the inputs (CaseCommon::placement bits 2, 3), by case index: kSomeGuarded
+  // puts them after the inputs in one case of three and before them in another (reads past
+  // either end of an input fault, ABI-GEN-4); kAllGuarded in every case, alternating (tier A
+  // rejections: harm is a touch outside what the call describes); kNoGuards never.
+  int guards = 1;
+  // Shrinking evaluations at most (0: check_impl.hpp's default); production-size checks, whose
+  // every evaluation is a large call and its oracle, shrink only a few steps.
+  std::int64_t max_shrink_evals = 0;
 };
+inline constexpr int kNoGuards = 0, kSomeGuarded = 1, kAllGuarded = 2;
+
+// The placement bits of the guard pages of case `index` under CheckDef::guards.
+inline std::int32_t guard_placement(int guards, std::int64_t index, std::int32_t placement) {
+  if (guards == 2) return (index % 2 == 0) ? 8 : 4;
+  if (guards == 1 && (placement & 2) == 0) return index % 3 == 1 ? 4 : index % 3 == 2 ? 8 : 0;
+  return 0;
+}
 
 struct CorpusEntry;  // verify/corpus.hpp
 
@@ -80,6 +96,14 @@ struct AnyCheck {
 // The failure of a valid call that did not return 0: a crash, abort, exit or hang (ABI-GEN-7)
 // or a non-zero status (ABI-GEN-2). nullopt when the call returned 0.
 std::optional<Failure> call_failure(Fn fn, const RunResult& r);
+
+// An invalid call the kernel accepted (returned 0; spec/abi.md ABI-GEN-8). Under --strict every
+// acceptance fails (tier B). Without it, only harm shown fails (tier A): a non-empty call
+// (`nonempty`) after which the kernel was seen touching memory the call must not touch
+// (`harm`, in words: a write outside its outputs or into an input; a read or write at a guard
+// page ends the call by SIGSEGV instead and is judged as a crash). nullopt: it passes.
+std::optional<Failure> accepted_invalid(const VerifyOptions& o, bool nonempty, const std::string& harm,
+                                        const std::string& sym, const std::string& why, const std::string& clause);
 
 // Report location of a flat output index.
 report::WorstElement locate(const RopeCase& c, std::int64_t flat);

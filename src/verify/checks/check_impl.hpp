@@ -33,13 +33,38 @@ inline bool same_failure_class(const std::string& a, const std::string& b) {
 // hangs under the user's limit.
 inline constexpr double kHangProbeSeconds = 0.25;
 
-template <class Case>
-std::int64_t shrink_greedy(Ctx& ctx, const CheckDef<Case>& def, Case& best, Failure& fail, bool* cut);
+// A failure that does not repeat (the same case evaluated again passes, or the failure is itself
+// a difference between two runs) is shrunk with at most kNondeterministicEvals evaluations, a
+// fixed count (never a time: verdicts must not depend on load), and reported as nondeterministic.
+inline constexpr std::int64_t kMaxShrinkEvals = 2000;
+inline constexpr std::int64_t kNondeterministicEvals = 24;
 
 template <class Case>
-std::int64_t shrink(Ctx& ctx, const CheckDef<Case>& def, Case& best, Failure& fail, bool* cut) {
+std::int64_t shrink_greedy(Ctx& ctx, const CheckDef<Case>& def, Case& best, Failure& fail, bool* cut,
+                           std::int64_t max_evals = kMaxShrinkEvals);
+
+// *nondet: set when the failure is nondeterministic (its kind says so, or the case evaluated
+// once more did not fail the same way).
+template <class Case>
+std::int64_t shrink(Ctx& ctx, const CheckDef<Case>& def, Case& best, Failure& fail, bool* cut, bool* nondet) {
   const double limit = ctx.ex.config().call_timeout_s;
-  if (fail.kind != "hang" || limit <= kHangProbeSeconds) return shrink_greedy(ctx, def, best, fail, cut);
+  if (fail.kind != "hang") {
+    *nondet = fail.kind == "nondeterministic";
+    if (!*nondet && !ctx.ex.past_cap()) {
+      const bool was = ctx.record;
+      ctx.record = false;
+      auto again = def.evaluate(ctx, best);
+      ctx.record = was;
+      *nondet = !(again && same_failure_class(again->kind, fail.kind) && again->clause == fail.clause) &&
+                !(again && again->kind == "cut");
+    }
+    // A stateful failure costs a fresh worker and four calls per candidate: a tenth of the budget.
+    std::int64_t evals = def.max_shrink_evals > 0 ? def.max_shrink_evals : kMaxShrinkEvals;
+    if (fail.kind == "stateful") evals = std::min(evals, kMaxShrinkEvals / 10);
+    if (*nondet) evals = std::min(evals, kNondeterministicEvals);
+    return shrink_greedy(ctx, def, best, fail, cut, evals);
+  }
+  if (limit <= kHangProbeSeconds) return shrink_greedy(ctx, def, best, fail, cut);
   const Case original = best;
   const Failure original_fail = fail;
   ctx.ex.set_call_timeout(kHangProbeSeconds);
@@ -62,15 +87,15 @@ std::int64_t shrink(Ctx& ctx, const CheckDef<Case>& def, Case& best, Failure& fa
 }
 
 template <class Case>
-std::int64_t shrink_greedy(Ctx& ctx, const CheckDef<Case>& def, Case& best, Failure& fail, bool* cut) {
-  constexpr std::int64_t kMaxEvals = 2000;
+std::int64_t shrink_greedy(Ctx& ctx, const CheckDef<Case>& def, Case& best, Failure& fail, bool* cut,
+                           std::int64_t max_evals) {
   std::int64_t evals = 0, steps = 0;
   const bool was = ctx.record;
   ctx.record = false;
   for (bool improved = true; improved;) {
     improved = false;
     for (auto& cand : shrink_candidates(best)) {
-      if (evals >= kMaxEvals) break;
+      if (evals >= max_evals) break;
       if (ctx.ex.past_cap()) {
         *cut = true;
         break;
@@ -165,6 +190,7 @@ AnyCheck make_check(CheckDef<Case> def) {
       Case c = def.generate(r, gp);
       c.storage = gp.storage;  // inputs are values of the function's format (ABI-STORE-1)
       if (def.valid_cases && ctx.domain) constrain(*ctx.domain, c, r);  // may read the storage type
+      c.placement |= guard_placement(def.guards, i, c.placement);
       fit_storage(c);
       ctx.case_index = i;
       auto f = def.evaluate(ctx, c);
@@ -178,8 +204,8 @@ AnyCheck make_check(CheckDef<Case> def) {
       if (o.progress_cases) o.progress_cases->fetch_add(1, std::memory_order_relaxed);
       if (!f || res.counterexample) continue;  // after a failure: grading cases only (below)
       report::Counterexample cx;
-      bool cut = false;
-      cx.shrink_steps = detail::shrink(ctx, def, c, *f, &cut);
+      bool cut = false, nondet = false;
+      cx.shrink_steps = detail::shrink(ctx, def, c, *f, &cut, &nondet);
       cx.clause = f->clause;
       cx.kind = f->kind;
       cx.message = f->message;
@@ -193,6 +219,18 @@ AnyCheck make_check(CheckDef<Case> def) {
       cx.notes.push_back("found at case " + std::to_string(i) + " of seed " + std::to_string(o.seed) + ", shrunk in " +
                          std::to_string(cx.shrink_steps) + " steps" +
                          (cut ? " (shrinking stopped at the run's time cap: a smaller case may fail too)" : ""));
+      if (cx.kind == "nonzero-return") {  // why the call was valid (issue 20)
+        std::string e;
+        for (const auto& s : valid_edges(c)) e += (e.empty() ? "" : "; ") + s;
+        cx.notes.push_back(e.empty() ? "the call is valid and sits on no edge of its domain"
+                                     : "the call is valid; a kernel that refuses it probably applies a stricter rule "
+                                       "at one of the edges it sits on: " + e);
+      }
+      if (nondet) {
+        cx.notes.push_back("nondeterministic: the failure does not repeat on every run of the same call, so shrinking "
+                           "stopped after at most " + std::to_string(detail::kNondeterministicEvals) +
+                           " attempts (a smaller case may fail too)");
+      }
       cx.reproduce = detail::reproduce_line(o, def.name);
       const bool wrong_value = detail::same_failure_class(f->kind, "mismatch");
       res.counterexample = std::move(cx);
@@ -256,19 +294,21 @@ void add_generic_checks(std::vector<AnyCheck>& out, Fn fn, const std::string& do
   // so that one failing requirement cannot mask another; tier B runs under --strict only.
   for (const RejectRequirement& req : reject_requirements(s)) {
     const std::string name = prefix + ".reject." + req.id;
-    const std::string clause = req.id == "null" ? std::string("ABI-GEN-3") : domain_clause;
+    const std::string clause = req.id == "null" ? std::string("ABI-GEN-3") : req.clause.empty() ? domain_clause : req.clause;
     const std::string rid = req.id;
     const std::vector<int> branches = req.branches;
     CheckDef<Case> def{
         name, clause,
-        std::string(req.safety ? "[tier A, safety] " : "[tier B, hygiene: --strict] ") +
+        std::string(req.safety ? "[tier A, harm: by default an acceptance fails when the non-empty call touches memory "
+                                 "outside it; under --strict every acceptance] "
+                               : "[tier B, hygiene: --strict] ") +
             "calls breaking '" + req.rule + "' are rejected with a non-zero return and leave the output untouched",
         fn, req.safety ? 80 : 40,
         [gen_invalid, branches](Rng& r, const GenParams& p) {
           const int b = branches[static_cast<std::size_t>(r.range(0, static_cast<std::int64_t>(branches.size()) - 1))];
           return gen_invalid(r, p, b);
         },
-        [fn, domain_clause, sym, rid](Ctx& ctx, const Case& c) -> std::optional<Failure> {
+        [fn, clause, sym, rid](Ctx& ctx, const Case& c) -> std::optional<Failure> {
           const std::string why = invalid_reason(c);
           // Shrinking made it valid, or made it break another rule first: not this check's case.
           if (why.empty() || invalid_requirement(c) != rid) return std::nullopt;
@@ -280,11 +320,14 @@ void add_generic_checks(std::vector<AnyCheck>& out, Fn fn, const std::string& do
             return f;
           }
           if (r.outcome.rc == 0) {
-            f.clause = domain_violation_clause(c, domain_clause);
-            f.kind = "accepted-invalid";
-            f.message = sym + " returned 0 for an invalid call: " + why;
-            f.return_code = 0;
-            return f;
+            std::string harm;
+            if (!r.guards_ok()) {
+              harm = "wrote outside its output buffer (guard element " + std::to_string(r.guard_violation) + ")";
+            } else if (!r.input_changed.empty()) {
+              harm = "modified its input '" + r.input_changed + "'";
+            }
+            return accepted_invalid(ctx.opt, output_size(c) > 0, harm, sym, why,
+                                    domain_violation_clause(c, clause));
           }
           if (!r.unchanged || !r.guards_ok()) {
             f.clause = "ABI-GEN-3";
@@ -296,6 +339,7 @@ void add_generic_checks(std::vector<AnyCheck>& out, Fn fn, const std::string& do
           return std::nullopt;
         }};
     def.valid_cases = false;
+    def.guards = kAllGuarded;  // harm: a touch past an input is a fault at its guard page
     AnyCheck a = make_check<Case>(std::move(def));
     a.strict_only = !req.safety;
     out.push_back(std::move(a));
@@ -377,6 +421,9 @@ void add_generic_checks(std::vector<AnyCheck>& out, Fn fn, const std::string& do
          }
          return std::nullopt;
        }}));
+  // The statelessness check (check_stateless.hpp, issue 20 finding 14) is not registered yet: it
+  // did not catch its stand-in kernel (tests/verify/test_kernels.cpp Bug::BaseCacheKept) in the
+  // time this change had; see docs/gate-checks.md.
 }
 
 }  // namespace pecheck::verifier

@@ -471,6 +471,12 @@ void add_memory_checks(std::vector<AnyCheck>& out, Fn fn,
                                   bind(eval_determinism<Case>)}));
 }
 
+// A call with elements to read or write (an empty one touches nothing whatever it trusts).
+inline bool nonempty_call(const QkShape& c) {
+  return c.n_tokens > 0 && c.n_q_heads > 0 && c.n_kv_heads > 0 && c.head_dim > 0;
+}
+inline bool nonempty_call(const RopeCacheCase& c) { return output_size(c) > 0; }
+
 // Rejections (ABI-GEN-8): one check per requirement of the scheme.
 template <class Case>
 void add_reject_checks(std::vector<AnyCheck>& out, Fn fn, const std::string& domain_clause,
@@ -481,8 +487,10 @@ void add_reject_checks(std::vector<AnyCheck>& out, Fn fn, const std::string& dom
     const std::vector<int> branches = req.branches;
     CheckDef<Case> def{
         prefix + ".reject." + req.id,
-        req.id == "null" ? std::string("ABI-GEN-3") : domain_clause,
-        std::string(req.safety ? "[tier A, safety] " : "[tier B, hygiene: --strict] ") +
+        req.id == "null" ? std::string("ABI-GEN-3") : req.clause.empty() ? domain_clause : req.clause,
+        std::string(req.safety ? "[tier A, harm: by default an acceptance fails when the non-empty call touches memory "
+                                 "outside it; under --strict every acceptance] "
+                               : "[tier B, hygiene: --strict] ") +
             "calls breaking '" + req.rule +
             "' are rejected with a non-zero return and leave the outputs untouched",
         fn,
@@ -492,7 +500,8 @@ void add_reject_checks(std::vector<AnyCheck>& out, Fn fn, const std::string& dom
               r.range(0, static_cast<std::int64_t>(branches.size()) - 1))];
           return gen_invalid(r, p, b);
         },
-        [fn, domain_clause, sym, rid](Ctx& ctx, const Case& c) -> std::optional<Failure> {
+        [fn, clause = req.clause.empty() ? domain_clause : req.clause, sym,
+         rid](Ctx& ctx, const Case& c) -> std::optional<Failure> {
           const std::string why = invalid_reason(c);
           if (why.empty() || invalid_requirement(c) != rid) return std::nullopt;
           const ViewRunResult r = run_view_case(ctx.ex, fn, c);
@@ -504,11 +513,12 @@ void add_reject_checks(std::vector<AnyCheck>& out, Fn fn, const std::string& dom
             return f;
           }
           if (r.outcome.rc == 0) {
-            f.clause = c.null_field.empty() ? domain_clause : "ABI-GEN-3";
-            f.kind = "accepted-invalid";
-            f.message = sym + " returned 0 for an invalid call: " + why;
-            f.return_code = 0;
-            return f;
+            std::string harm;
+            if (!r.guard_violation.empty()) harm = "wrote outside a buffer: " + r.guard_violation;
+            else if (!r.gap_violation.empty()) harm = "wrote into a gap: " + r.gap_violation;
+            else if (!r.input_changed.empty()) harm = "modified its input '" + r.input_changed + "'";
+            return accepted_invalid(ctx.opt, nonempty_call(c), harm, sym, why,
+                                    c.null_field.empty() ? clause : "ABI-GEN-3");
           }
           if (!r.unchanged || !r.guards_ok()) {
             f.clause = "ABI-GEN-3";
@@ -521,6 +531,7 @@ void add_reject_checks(std::vector<AnyCheck>& out, Fn fn, const std::string& dom
           return std::nullopt;
         }};
     def.valid_cases = false;
+    def.guards = kAllGuarded;  // harm: a touch past an input is a fault at its guard page
     AnyCheck a = make_check<Case>(std::move(def));
     a.strict_only = !req.safety;
     out.push_back(std::move(a));

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "report/result.hpp"
@@ -26,7 +27,10 @@ struct CaseCommon {
   std::string note;         // how the generator built it (e.g. "inv_freq: llama3 factor 8")
   // Where the output sits in the call arena (verify/run.cpp): bit 0 set = below the inputs
   // (allocated first), else above them; bit 1 set = adjacent (no alignment gap between x, or
-  // the last input, and the output's guard zone).
+  // the last input, and the output's guard zone). Bit 2 / bit 3: every input array lies flush
+  // against an inaccessible guard page after its last / before its first element (a read past
+  // it is a fault reported with the element, ABI-GEN-4); set by the check framework from the
+  // case index (check_impl.hpp), not drawn by the generators.
   std::int32_t placement = 0;
 };
 
@@ -106,10 +110,13 @@ LearnedCase gen_learned_invalid(Rng& r, const GenParams& p, int branch);
 // always checked. Tier B: caller-precondition hygiene — checked under --strict only
 // (spec/abi.md ABI-GEN-8).
 struct RejectRequirement {
+  RejectRequirement(std::string i, std::vector<int> b, bool s, std::string r, std::string c = "")
+      : id(std::move(i)), branches(std::move(b)), safety(s), rule(std::move(r)), clause(std::move(c)) {}
   std::string id;
   std::vector<int> branches;  // generator branches that break this rule
   bool safety = false;
   std::string rule;           // the rule in words
+  std::string clause;         // the clause that holds the rule, when not the function's domain clause
 };
 const std::vector<RejectRequirement>& reject_requirements(std::string_view scheme);
 
@@ -133,6 +140,15 @@ std::int64_t output_size(const AlibiCase& c);
 std::int64_t output_size(const T5Case& c);
 std::int64_t output_size(const SinusoidalCase& c);
 std::int64_t output_size(const LearnedCase& c);
+
+// The edges of its domain a valid call sits on, each with the clause that allows it ("partial
+// rotary: rotary_dim 4 < head_dim 6 (ABI-ROPE-1: ...)"), for a kernel that returned non-zero
+// for it (ABI-GEN-2; gen/edges.cpp). Empty when it sits on none.
+std::vector<std::string> valid_edges(const RopeCase& c);
+std::vector<std::string> valid_edges(const AlibiCase& c);
+std::vector<std::string> valid_edges(const T5Case& c);
+std::vector<std::string> valid_edges(const SinusoidalCase& c);
+std::vector<std::string> valid_edges(const LearnedCase& c);
 
 // Smaller variants of a case, simplest first (fewer tokens and heads, smaller dimensions,
 // smaller positions, simpler values). Deterministic.

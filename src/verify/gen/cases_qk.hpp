@@ -118,6 +118,12 @@ void fit_storage(MropeCase& c);
 // attn_factor * cos / sin of the exact angle, correctly rounded to cache_dtype (oracle).
 void fill_cache_rows(RopeCachedCase& c);
 
+// The edges of its domain a valid call sits on (cases.hpp, gen/edges.cpp).
+std::vector<std::string> valid_edges(const RopeQkCase& c);
+std::vector<std::string> valid_edges(const RopeCachedCase& c);
+std::vector<std::string> valid_edges(const MropeCase& c);
+std::vector<std::string> valid_edges(const RopeCacheCase& c);
+
 // Valid generators for the storage type p.storage, biased toward where bugs live (gen_qk.cpp).
 RopeQkCase gen_rope_qk(Rng& r, const GenParams& p);
 RopeCachedCase gen_rope_cached(Rng& r, const GenParams& p);

@@ -269,9 +269,31 @@ std::string view_violation(const QkShape& c, const pec_strides& s, std::int64_t 
     const bool head_major = s.token >= D && s.head >= T * s.token;
     if (token_major || head_major) return "";
   }
+  // Not one of ABI-VIEW-1's layouts; say which bound each misses and whether two elements of
+  // the view actually share an address (strides of interleaved views may not).
+  std::string need;
+  if (!need_head) {
+    need = "token >= " + std::to_string(D);
+  } else if (!need_token) {
+    need = "head >= " + std::to_string(D);
+  } else {
+    need = "token-major needs head >= " + std::to_string(D) + " and token >= n_heads*head = " +
+           std::to_string(H * s.head) + "; head-major needs token >= " + std::to_string(D) +
+           " and head >= n_tokens*token = " + std::to_string(T * s.token);
+  }
+  bool shared = false;
+  if (T * H * D <= 4096) {
+    std::vector<std::int64_t> idx;
+    for (std::int64_t t = 0; t < T; ++t)
+      for (std::int64_t h = 0; h < H; ++h)
+        for (std::int64_t l = 0; l < D; ++l) idx.push_back(t * s.token + h * s.head + l);
+    std::sort(idx.begin(), idx.end());
+    shared = std::adjacent_find(idx.begin(), idx.end()) != idx.end();
+  }
   return n + " strides {token " + std::to_string(s.token) + ", head " + std::to_string(s.head) +
-         "} overlap for " + std::to_string(T) + " tokens x " + std::to_string(H) + " heads x " +
-         std::to_string(D) + " lanes";
+         "} fit neither layout of ABI-VIEW-1 for " + std::to_string(T) + " tokens x " +
+         std::to_string(H) + " heads x " + std::to_string(D) + " lanes (" + need + ")" +
+         (shared ? "; elements of the view share addresses" : "");
 }
 
 Storage dtype_storage(std::int32_t d) {

@@ -199,6 +199,9 @@ T5Case gen_t5_invalid(Rng& r, const GenParams& p, int branch) {
         c.max_distance = kPosLimit + r.range(1, 1000);
       } else {
         c.num_buckets = r.chance(50) ? 1025 : 4096;
+        // The table the arguments describe (num_buckets * n_heads entries): a kernel that trusts
+        // num_buckets reads inside it, no harm (ABI-GEN-8 tier A is harm shown).
+        c.table.resize(static_cast<std::size_t>(c.num_buckets * c.n_heads), 0.5f);
       }
       break;
     case 6: break_positions(r, r.chance(50) ? c.q_pos : c.k_pos); break;

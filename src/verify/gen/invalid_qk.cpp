@@ -264,12 +264,15 @@ const std::vector<RejectRequirement>& reject_requirements_qk(std::string_view sc
        {8},
        true,
        "n_q_heads a multiple of n_kv_heads: a kernel that pairs query head h with key head h / "
-       "(n_q_heads / n_kv_heads) indexes past the last key head"},
+       "(n_q_heads / n_kv_heads) indexes past the last key head",
+       "ABI-QK-1"},
       {"strides",
        {9},
-       true,
-       "strides of every view non-negative and non-overlapping (ABI-VIEW-1): a negative stride "
-       "addresses memory before the buffer"},
+       false,
+       "strides of every view one of ABI-VIEW-1's layouts (token-major or head-major, never "
+       "negative): a kernel that trusts them addresses t*s.token + h*s.head + l, inside the "
+       "buffer the view spans, so overlapping or negative strides touch nothing outside it",
+       "ABI-VIEW-1"},
       {"rotary-parity", {3}, false, "rotary_dim even and >= 2"},
       {"sizes", {0, 1}, false, "n_tokens >= 0, n_q_heads >= 1, n_kv_heads >= 1"},
       {"layout", {4}, false, "layout is PEC_ROPE_NEOX or PEC_ROPE_GPTJ"},
@@ -290,17 +293,21 @@ const std::vector<RejectRequirement>& reject_requirements_qk(std::string_view sc
        {8},
        true,
        "n_q_heads a multiple of n_kv_heads: a kernel that pairs query head h with key head h / "
-       "(n_q_heads / n_kv_heads) indexes past the last key head"},
+       "(n_q_heads / n_kv_heads) indexes past the last key head",
+       "ABI-QK-1"},
       {"strides",
        {9},
-       true,
-       "strides of every view non-negative and non-overlapping (ABI-VIEW-1): a negative stride "
-       "addresses memory before the buffer"},
+       false,
+       "strides of every view one of ABI-VIEW-1's layouts (token-major or head-major, never "
+       "negative): a kernel that trusts them addresses t*s.token + h*s.head + l, inside the "
+       "buffer the view spans, so overlapping or negative strides touch nothing outside it",
+       "ABI-VIEW-1"},
       {"cache-range",
        {6},
        true,
        "every position in [0, cache_positions), cache_positions >= 1: a kernel that trusts it "
-       "reads a row outside the cache"},
+       "reads a row outside the cache",
+       "ABI-CACHE-1"},
       {"rotary-parity", {3}, false, "rotary_dim even and >= 2"},
       {"sizes", {0, 1}, false, "n_tokens >= 0, n_q_heads >= 1, n_kv_heads >= 1"},
       {"layout", {4}, false, "layout is PEC_ROPE_NEOX or PEC_ROPE_GPTJ"},

@@ -2,6 +2,7 @@
 
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cstring>
 #include <limits>
 #include <stdexcept>
@@ -101,7 +102,7 @@ void Arena::narrow(std::size_t slice, std::size_t slices) {
   const std::size_t part = (map_bytes_ / slices) & ~std::size_t{4095};
   base_ = map_base_ + slice * part;
   capacity_ = part;
-  used_ = 0;
+  reset();
 }
 
 void* Arena::allocate(std::size_t bytes, std::size_t align) {
@@ -111,6 +112,50 @@ void* Arena::allocate(std::size_t bytes, std::size_t align) {
   }
   used_ = start + bytes;
   return base_ + start;
+}
+
+void* Arena::allocate_input(std::size_t bytes, std::size_t align, const std::string& name, std::size_t elem_bytes,
+                            const std::string& unit) {
+  if (!can_guard(bytes)) {
+    return allocate(bytes == 0 ? 1 : bytes, align);
+  }
+  const auto up = [](std::size_t v) { return (v + kPageBytes - 1) & ~(kPageBytes - 1); };
+  std::size_t start = 0, lo = 0;
+  if (side_ == GuardSide::After) {  // the last element ends where the span begins
+    lo = up(used_ + bytes);
+    start = lo - bytes;
+  } else {  // the first element starts where the span ends
+    lo = up(used_);
+    start = lo + kGuardSpanBytes;
+  }
+  const std::size_t end = std::max(start + bytes, lo + kGuardSpanBytes);
+  if (end > capacity_) throw std::length_error("call arena exhausted (" + std::to_string(bytes) + " bytes requested)");
+  used_ = end;
+  GuardedInput g;
+  g.name = name;
+  g.start = reinterpret_cast<std::uintptr_t>(base_ + start);
+  g.elem_bytes = elem_bytes == 0 ? 1 : elem_bytes;
+  g.count = bytes / g.elem_bytes;
+  g.unit = unit;
+  g.span = {reinterpret_cast<std::uint64_t>(base_ + lo), reinterpret_cast<std::uint64_t>(base_ + lo + kGuardSpanBytes)};
+  guarded_.push_back(std::move(g));
+  return base_ + start;
+}
+
+std::string Arena::describe_fault(std::uint64_t addr, bool write) const {
+  for (const auto& g : guarded_) {
+    if (addr < g.span.lo || addr >= g.span.hi) continue;
+    const auto off = static_cast<std::int64_t>(addr) - static_cast<std::int64_t>(g.start);
+    const auto w = static_cast<std::int64_t>(g.elem_bytes);
+    const std::int64_t e = off >= 0 ? off / w : -((-off + w - 1) / w);  // floor
+    const auto n = static_cast<std::int64_t>(g.count);
+    const std::string units = g.unit + (((e < 0 ? -e : e - n + 1) == 1) ? "" : "s");
+    std::string s = std::string(write ? "wrote " : "read ") + g.name + "[" + std::to_string(e) + "]: ";
+    s += e < 0 ? std::to_string(-e) + " " + units + " before its first element"
+               : std::to_string(e - n + 1) + " " + units + " after the last of its " + std::to_string(n) + " elements";
+    return s + " (an inaccessible guard page)";
+  }
+  return "";
 }
 
 GuardedOutput Arena::output(std::size_t n, std::uint32_t fill_bits, std::size_t align, Storage s) {

@@ -15,6 +15,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 #include <vector>
 
 #include "verify/isolation/storage.hpp"
@@ -27,6 +28,32 @@ inline constexpr std::uint32_t kPoisonBitsAlt = 0x7fb1e55eu;
 inline constexpr std::uint32_t kCanaryBits = 0xfff0cafeu;  // a negative-signed NaN payload
 inline constexpr std::size_t kGuardBytes = 256;             // each side
 inline constexpr std::size_t kGuardFloats = kGuardBytes / 4;
+
+// Inaccessible guard pages around inputs (ABI-GEN-4 reads): in some cases every input array is
+// placed flush against a span the worker makes PROT_NONE for the duration of the call, after
+// its last element or before its first, so that a read (or write) past that end kills the
+// worker with SIGSEGV at an address pecheck maps back to the input and element offset. The span
+// is large (1 MiB) so that an index far past the end (a negative T5 bucket) still lands in it.
+inline constexpr std::size_t kPageBytes = 4096;
+inline constexpr std::size_t kGuardSpanBytes = std::size_t{1} << 20;
+inline constexpr std::size_t kMaxGuardSpans = 8;  // per call (Request::guard_lo/hi)
+inline constexpr std::size_t kArenaReserved = 64; // the fault slot at the start of the arena
+
+enum class GuardSide : int { None = 0, After = 1, Before = 2 };
+
+struct GuardSpan {
+  std::uint64_t lo = 0, hi = 0;  // [lo, hi), page-aligned
+};
+
+// An input placed against a guard span: what a fault address in that span is reported as.
+struct GuardedInput {
+  std::string name;
+  std::uintptr_t start = 0;    // first element
+  std::size_t elem_bytes = 4;  // 4 float32, 2 bf16/f16, 8 int64
+  std::size_t count = 0;       // elements
+  std::string unit;            // "float", "bf16 element", "int64"
+  GuardSpan span;
+};
 
 class Arena;
 
@@ -60,7 +87,11 @@ class Arena {
   Arena(const Arena&) = delete;
   Arena& operator=(const Arena&) = delete;
 
-  void reset() { used_ = 0; }
+  void reset() {
+    used_ = kArenaReserved;
+    side_ = GuardSide::None;
+    guarded_.clear();
+  }
   // Restricts this Arena (in a forked lane process) to part `slice` of `slices` equal parts of
   // its mapping; the mapping stays whole and shared. Only call before allocating.
   void narrow(std::size_t slice, std::size_t slices);
@@ -69,6 +100,30 @@ class Arena {
   // Raw storage, `align`-byte aligned (a power of two; 64 by default, 4 or 2 packs a buffer
   // right after the previous one). Throws std::length_error when the arena is full.
   void* allocate(std::size_t bytes, std::size_t align = 64);
+
+  // Guard pages for the inputs of the next call (cleared by reset()). With GuardSide::None
+  // allocate_input is allocate; otherwise the input lies flush against a guard span on that
+  // side (at most kMaxGuardSpans inputs per call; later ones, and empty ones, are unguarded).
+  void set_guard_side(GuardSide s) { side_ = s; }
+  GuardSide guard_side() const { return side_; }
+  void* allocate_input(std::size_t bytes, std::size_t align, const std::string& name, std::size_t elem_bytes,
+                       const std::string& unit);
+  const std::vector<GuardedInput>& guarded_inputs() const { return guarded_; }
+  // Whether allocate_input(bytes, ...) would place the input against a guard span.
+  bool can_guard(std::size_t bytes) const {
+    return side_ != GuardSide::None && bytes > 0 && guarded_.size() < kMaxGuardSpans;
+  }
+  // Corrects the first element and count of the last guarded input (a buffer whose allocation
+  // holds more than its elements: the query+key views' canary zone on the unguarded side).
+  void relabel_last_input(const void* first, std::size_t count) {
+    if (!guarded_.empty()) guarded_.back().start = reinterpret_cast<std::uintptr_t>(first), guarded_.back().count = count;
+  }
+  // The word the worker's SIGSEGV handler stores the fault address in (bit 0 of the second word:
+  // the access was a write).
+  std::uint64_t* fault_slot() const { return reinterpret_cast<std::uint64_t*>(base_); }
+  // A fault address in one of this call's guard spans, in words ("read x[64]: 1 float after the
+  // last of its 64 elements"); "" when it lies in none.
+  std::string describe_fault(std::uint64_t addr, bool write) const;
   template <class T>
   T* copy(std::span<const T> v, std::size_t align = 64) {
     T* p = static_cast<T*>(allocate(v.size_bytes() == 0 ? sizeof(T) : v.size_bytes(), align));
@@ -93,7 +148,9 @@ class Arena {
   std::size_t capacity_ = 0;
   unsigned char* map_base_ = nullptr;  // the whole mapping (unmapped by the owner)
   std::size_t map_bytes_ = 0;
-  std::size_t used_ = 0;
+  std::size_t used_ = kArenaReserved;
+  GuardSide side_ = GuardSide::None;
+  std::vector<GuardedInput> guarded_;
 };
 
 // Bit pattern helpers.

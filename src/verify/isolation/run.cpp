@@ -29,17 +29,19 @@ const void* CallInputs::tensor(Arena& a, const std::string& name, const std::vec
                                const std::string& null_field, std::size_t align) {
   if (null_field == name) return nullptr;
   const std::vector<unsigned char> enc = encode(cs(v), s);
-  return bytes(a, name, enc.data(), enc.size(), align);
+  return bytes(a, name, enc.data(), enc.size(), align, storage_bytes(s),
+               s == Storage::F32 ? std::string("float") : std::string(storage_name(s)) + " element");
 }
 
 const std::int64_t* CallInputs::ints(Arena& a, const std::string& name, std::vector<std::int64_t> v,
                                      const std::string& null_field) {
   if (null_field == name) return nullptr;
-  return static_cast<const std::int64_t*>(bytes(a, name, v.data(), v.size() * sizeof(std::int64_t), 64));
+  return static_cast<const std::int64_t*>(bytes(a, name, v.data(), v.size() * sizeof(std::int64_t), 64, 8, "int64"));
 }
 
-const void* CallInputs::bytes(Arena& a, const std::string& name, const void* p, std::size_t n, std::size_t align) {
-  void* q = a.allocate(n == 0 ? 1 : n, align);
+const void* CallInputs::bytes(Arena& a, const std::string& name, const void* p, std::size_t n, std::size_t align,
+                              std::size_t elem, const std::string& unit) {
+  void* q = a.allocate_input(n, align, name, elem, unit);
   if (n > 0) std::memcpy(q, p, n);
   const auto* b = static_cast<const unsigned char*>(p);
   saved_.push_back({name, q, std::vector<unsigned char>(b, b + n)});
@@ -90,14 +92,22 @@ std::vector<std::int64_t> shifted(const std::vector<std::int64_t>& p, std::int64
 }
 
 std::string placement_note(std::int32_t placement) {
-  if (placement == 0) return "";
-  return std::string("the output buffer was placed ") + ((placement & 1) ? "below" : "above") + " its inputs" +
-         ((placement & 2) ? ", adjacent (no gap before its guard zone)" : "") + " in memory";
+  std::string s;
+  if ((placement & 3) != 0) {
+    s = std::string("the output buffer was placed ") + ((placement & 1) ? "below" : "above") + " its inputs" +
+        ((placement & 2) ? ", adjacent (no gap before its guard zone)" : "") + " in memory";
+  }
+  if (const GuardSide g = guard_side_of(placement); g != GuardSide::None) {
+    s += std::string(s.empty() ? "" : "; ") + "each input array lay against an inaccessible guard page " +
+         (g == GuardSide::After ? "after its last element" : "before its first element");
+  }
+  return s;
 }
 
 RunResult run_case(Executor& ex, const RopeCase& c, const RunMode& m) {
   Arena& a = ex.arena();
   a.reset();
+  a.set_guard_side(guard_side_of(c.placement));
   CallInputs in;
   const Storage st = c.storage;
   const std::uint32_t poison = poison_of(c, m);
@@ -133,6 +143,7 @@ RunResult run_case(Executor& ex, const RopeCase& c, const RunMode& m) {
 RunResult run_case(Executor& ex, const AlibiCase& c, const RunMode& m) {
   Arena& a = ex.arena();
   a.reset();
+  a.set_guard_side(guard_side_of(c.placement));
   CallInputs in;
   const Storage st = c.storage;
   pec_alibi_args args{c.n_heads, c.n_q, c.n_k, c.mode, nullptr, nullptr};
@@ -153,6 +164,7 @@ RunResult run_case(Executor& ex, const AlibiCase& c, const RunMode& m) {
 RunResult run_case(Executor& ex, const T5Case& c, const RunMode& m) {
   Arena& a = ex.arena();
   a.reset();
+  a.set_guard_side(guard_side_of(c.placement));
   CallInputs in;
   const Storage st = c.storage;
   const std::uint32_t poison = poison_of(c, m);
@@ -178,6 +190,7 @@ RunResult run_case(Executor& ex, const T5Case& c, const RunMode& m) {
 RunResult run_case(Executor& ex, const SinusoidalCase& c, const RunMode& m) {
   Arena& a = ex.arena();
   a.reset();
+  a.set_guard_side(guard_side_of(c.placement));
   CallInputs in;
   const Storage st = c.storage;
   const std::uint32_t poison = poison_of(c, m);
@@ -195,6 +208,7 @@ RunResult run_case(Executor& ex, const SinusoidalCase& c, const RunMode& m) {
 RunResult run_case(Executor& ex, const LearnedCase& c, const RunMode& m) {
   Arena& a = ex.arena();
   a.reset();
+  a.set_guard_side(guard_side_of(c.placement));
   CallInputs in;
   const Storage st = c.storage;
   const std::uint32_t poison = poison_of(c, m);

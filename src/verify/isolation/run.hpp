@@ -15,6 +15,12 @@
 
 namespace pecheck::verifier {
 
+// The guard pages a case's placement asks for (bit 2: after every input, bit 3: before it;
+// gen/cases.hpp CaseCommon::placement).
+inline GuardSide guard_side_of(std::int32_t placement) {
+  return (placement & 4) != 0 ? GuardSide::After : (placement & 8) != 0 ? GuardSide::Before : GuardSide::None;
+}
+
 struct RunMode {
   bool in_place = false;       // RoPE: y == x (ABI-ROPE-4)
   bool keys = false;           // RoPE: use the case's keys `k` as x
@@ -53,7 +59,9 @@ class CallInputs {
   const std::int64_t* ints(Arena& a, const std::string& name, std::vector<std::int64_t> v,
                            const std::string& null_field);
   // Any other bytes (a cos/sin cache, an argument struct's arrays): remembered as they are.
-  const void* bytes(Arena& a, const std::string& name, const void* p, std::size_t n, std::size_t align = 64);
+  // `elem`/`unit`: the element size and its name in a guard-page fault ("float", "int64").
+  const void* bytes(Arena& a, const std::string& name, const void* p, std::size_t n, std::size_t align = 64,
+                    std::size_t elem = 1, const std::string& unit = "byte");
   template <class A>
   const A* args(Arena& a, const A& value) {
     const A* p = a.put(value);

@@ -7,6 +7,8 @@
 // call: guards and gaps of every buffer intact, inputs bit-identical, outputs read densely.
 #include "verify/isolation/run_qk.hpp"
 
+#include "verify/isolation/run.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -54,16 +56,28 @@ struct Buf {
   std::uint32_t old(std::int64_t i) const { return before[static_cast<std::size_t>(i - first())]; }
 };
 
-Buf allocate(Arena& a, Storage dtype, std::int64_t lo, std::int64_t hi) {
+// `guard_name`: an input, placed against an inaccessible guard span when the case asks for one
+// (Arena::allocate_input); the canary zone on that side then lies inside the span (the worker
+// cannot touch it) and a read past that end of the buffer is a fault pecheck reports.
+Buf allocate(Arena& a, Storage dtype, std::int64_t lo, std::int64_t hi, const std::string& guard_name = "") {
   Buf b;
   b.dtype = dtype;
   b.lo = lo;
   b.hi = hi;
   const std::int64_t n = std::max<std::int64_t>(hi - lo + 1, 0);
   const std::size_t es = elem_size(dtype);
-  auto* p =
-      static_cast<unsigned char*>(a.allocate(static_cast<std::size_t>(n + 2 * kGuard) * es, 64));
-  b.data = p + static_cast<std::size_t>(kGuard - lo) * es;
+  const std::size_t one_side = static_cast<std::size_t>(n + kGuard) * es;
+  if (!guard_name.empty() && n > 0 && a.can_guard(one_side)) {
+    const std::string unit = dtype == Storage::F32 ? std::string("float") : std::string(storage_name(dtype)) + " element";
+    auto* p = static_cast<unsigned char*>(a.allocate_input(one_side, es, guard_name, es, unit));
+    b.data = a.guard_side() == GuardSide::After ? p + static_cast<std::size_t>(kGuard - lo) * es
+                                                : p - static_cast<std::size_t>(lo) * es;
+    a.relabel_last_input(b.data + lo * static_cast<std::int64_t>(es), static_cast<std::size_t>(n));
+  } else {
+    auto* p =
+        static_cast<unsigned char*>(a.allocate(static_cast<std::size_t>(n + 2 * kGuard) * es, 64));
+    b.data = p + static_cast<std::size_t>(kGuard - lo) * es;
+  }
   const std::uint32_t canary = patterns(dtype).canary;
   for (std::int64_t i = b.first(); i <= b.last(); ++i) b.set(i, canary);
   return b;
@@ -86,7 +100,7 @@ struct ViewBuf {
 };
 
 ViewBuf make_view(Arena& a, const std::string& name, Storage dtype, const pec_strides& s,
-                  std::int64_t T, std::int64_t H, std::int64_t D) {
+                  std::int64_t T, std::int64_t H, std::int64_t D, bool guarded = false) {
   ViewBuf v;
   v.name = name;
   v.s = s;
@@ -103,7 +117,7 @@ ViewBuf make_view(Arena& a, const std::string& name, Storage dtype, const pec_st
           lo = std::min(lo, i), hi = std::max(hi, i);
         }
   }
-  v.buf = allocate(a, dtype, lo, hi);
+  v.buf = allocate(a, dtype, lo, hi, guarded ? name : std::string());
   v.member.assign(static_cast<std::size_t>(std::max<std::int64_t>(hi - lo + 1, 0)), 0);
   const std::uint32_t gap = patterns(dtype).gap;
   for (std::int64_t i = lo; i <= hi; ++i) v.buf.set(i, gap);
@@ -158,7 +172,8 @@ struct Watch {
   std::vector<Item> items;
   template <class T>
   const T* put(Arena& a, const std::string& name, const std::vector<T>& v) {
-    T* p = static_cast<T*>(a.allocate(std::max<std::size_t>(v.size() * sizeof(T), sizeof(T)), 64));
+    T* p = static_cast<T*>(
+        a.allocate_input(v.size() * sizeof(T), 64, name, sizeof(T), sizeof(T) == 8 ? "int64" : "float"));
     if (!v.empty()) std::memcpy(p, v.data(), v.size() * sizeof(T));
     items.push_back({name,
                      p,
@@ -264,10 +279,10 @@ QkViews lay_out(Arena& a, const QkShape& c, const ViewRunMode& m) {
   };
   if (c.placement & 1) outputs();
   v.q = make_view(a, "q", c.storage, view_strides(c, c.q_view, c.n_q_heads), c.n_tokens,
-                  c.n_q_heads, c.head_dim);
+                  c.n_q_heads, c.head_dim, !v.q_in_place);
   fill_values(v.q, c.q);
   v.k = make_view(a, "k", c.storage, view_strides(c, c.k_view, c.n_kv_heads), c.n_tokens,
-                  c.n_kv_heads, c.head_dim);
+                  c.n_kv_heads, c.head_dim, !v.k_in_place);
   fill_values(v.k, c.k);
   if (!(c.placement & 1)) outputs();
   if (v.q_in_place) v.qo = v.q, v.qo.name = "q_out (== q)";
@@ -359,6 +374,7 @@ const FormatPatterns& patterns(Storage s) {
 ViewRunResult run_view_case(Executor& ex, Fn fn, const RopeQkCase& c, const ViewRunMode& m) {
   Arena& a = ex.arena();
   a.reset();
+  a.set_guard_side(guard_side_of(c.placement));
   Watch w;
   auto* slot = w.reserve_args<pec_rope_qk_args>(a);
   pec_rope_qk_args args{};
@@ -379,6 +395,7 @@ ViewRunResult run_view_case(Executor& ex, Fn fn, const RopeQkCase& c, const View
 ViewRunResult run_view_case(Executor& ex, Fn fn, const RopeCachedCase& c, const ViewRunMode& m) {
   Arena& a = ex.arena();
   a.reset();
+  a.set_guard_side(guard_side_of(c.placement));
   Watch w;
   auto* slot = w.reserve_args<pec_rope_cached_args>(a);
   pec_rope_cached_args args{};
@@ -392,7 +409,7 @@ ViewRunResult run_view_case(Executor& ex, Fn fn, const RopeCachedCase& c, const 
   const Storage cd = dtype_storage(c.cache_dtype);  // an invalid cache_dtype gets float32 rows
   const std::int64_t rows = std::max<std::int64_t>(c.cache_positions, 0),
                      rd = std::max<std::int64_t>(c.rotary_dim, 0);
-  Buf cache = allocate(a, cd, 0, rows * rd - 1);
+  Buf cache = allocate(a, cd, 0, rows * rd - 1, "cos_sin_cache");
   const std::uint32_t nan = patterns(cd).cache_nan;
   for (std::int64_t i = 0; i < rows * rd; ++i) cache.set(i, nan);
   for (std::size_t j = 0; j < c.row_pos.size(); ++j) {
@@ -416,6 +433,7 @@ ViewRunResult run_view_case(Executor& ex, Fn fn, const RopeCachedCase& c, const 
 ViewRunResult run_view_case(Executor& ex, Fn fn, const MropeCase& c, const ViewRunMode& m) {
   Arena& a = ex.arena();
   a.reset();
+  a.set_guard_side(guard_side_of(c.placement));
   Watch w;
   auto* slot = w.reserve_args<pec_mrope_args>(a);
   pec_mrope_args args{};
@@ -445,6 +463,7 @@ ViewRunResult run_view_case(Executor& ex, Fn fn, const MropeCase& c, const ViewR
 ViewRunResult run_view_case(Executor& ex, Fn fn, const RopeCacheCase& c, const ViewRunMode& m) {
   Arena& a = ex.arena();
   a.reset();
+  a.set_guard_side(guard_side_of(c.placement));
   Watch w;
   auto* slot = w.reserve_args<pec_rope_cache_args>(a);
   pec_rope_cache_args args{c.cache_positions, c.rotary_dim,  c.theta_base,

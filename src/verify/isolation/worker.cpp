@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/uio.h>
@@ -20,6 +21,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "verify/isolation/guard.hpp"
 #include "verify/isolation/kernel_call.hpp"
 
 namespace pecheck::verifier {
@@ -32,6 +34,7 @@ struct Request {
   std::int32_t fn;
   std::uint64_t args, x, y, x2, y2;  // x2/y2: the key and key output of the query+key functions
   std::uint64_t x3;                  // attention: v
+  GuardSpans guards;                 // inputs' guard pages for this call (guard.hpp)
 };
 
 struct HelloMsg {
@@ -112,11 +115,13 @@ void child_setup() {
     Request rq{};
     if (read_full(fd, &rq, sizeof rq, 1e9) != Io::Ok) _exit(0);
     Response rs{};
+    arm_guards(rq.guards);
     bool raised = false;
     rs.rc = invoke_noting(table, static_cast<Fn>(rq.fn), reinterpret_cast<const void*>(rq.args),
                           reinterpret_cast<const void*>(rq.x), reinterpret_cast<void*>(rq.y),
                           reinterpret_cast<const void*>(rq.x2), reinterpret_cast<void*>(rq.y2),
                           reinterpret_cast<const void*>(rq.x3), &raised, rs.what, sizeof rs.what);
+    disarm_guards(rq.guards);
     rs.raised = raised;
     if (!write_full(fd, &rs, sizeof rs)) _exit(0);
   }
@@ -284,7 +289,7 @@ std::string CallOutcome::describe() const {
   char buf[96];
   switch (kind) {
     case Kind::Returned: return "returned " + std::to_string(rc);
-    case Kind::Signal: return "killed by " + signal_name(signo);
+    case Kind::Signal: return "killed by " + signal_name(signo) + (fault.empty() ? "" : " (" + fault + ")");
     case Kind::Exited: return "exited the process with status " + std::to_string(rc);
     case Kind::Timeout:
       std::snprintf(buf, sizeof buf, "did not return within %.3g s (killed)", seconds);
@@ -551,10 +556,11 @@ CallOutcome Executor::call(Fn fn, const void* args, const void* x, void* y, cons
     if (raised) out.kind = CallOutcome::Kind::Raised, out.what = what;
     return out;
   }
-  const Request rq{static_cast<std::int32_t>(fn), reinterpret_cast<std::uint64_t>(args),
-                   reinterpret_cast<std::uint64_t>(x), reinterpret_cast<std::uint64_t>(y),
-                   reinterpret_cast<std::uint64_t>(x2), reinterpret_cast<std::uint64_t>(y2),
-                   reinterpret_cast<std::uint64_t>(x3)};
+  Request rq{static_cast<std::int32_t>(fn), reinterpret_cast<std::uint64_t>(args),
+             reinterpret_cast<std::uint64_t>(x), reinterpret_cast<std::uint64_t>(y),
+             reinterpret_cast<std::uint64_t>(x2), reinterpret_cast<std::uint64_t>(y2),
+             reinterpret_cast<std::uint64_t>(x3), {}};
+  rq.guards = guard_spans_of(arena_);
   if (pid_ < 0) {
     std::string error;
     LibraryInfo info;
@@ -588,6 +594,9 @@ CallOutcome Executor::call(Fn fn, const void* args, const void* x, void* y, cons
   if (st >= 0 && WIFSIGNALED(st)) {
     out.kind = CallOutcome::Kind::Signal;
     out.signo = WTERMSIG(st);
+    if (out.signo == SIGSEGV && rq.guards.fault_slot != 0 && arena_.fault_slot()[0] != 0) {
+      out.fault = arena_.describe_fault(arena_.fault_slot()[0], arena_.fault_slot()[1] != 0);
+    }
   } else if (st >= 0) {
     out.kind = CallOutcome::Kind::Exited;
     out.rc = WIFEXITED(st) ? WEXITSTATUS(st) : -1;

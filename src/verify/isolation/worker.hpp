@@ -35,6 +35,9 @@ struct CallOutcome {
   int rc = 0;      // Returned: the kernel's return value; Exited: the exit status
   int signo = 0;   // Signal: the signal that ended the worker
   double seconds = 0;
+  // Signal SIGSEGV at an input's guard page (Arena::allocate_input): which input, which element
+  // ("read x[64]: 1 float after the last of its 64 elements ..."); "" otherwise.
+  std::string fault;
   std::string what;  // Raised: the provider's account ("raised ValueError: ... (at f.py:3 in rope)")
   bool returned() const { return kind == Kind::Returned; }
   bool ok() const { return kind == Kind::Returned && rc == 0; }

@@ -1,7 +1,10 @@
 /* A correct plug-in of the version 2 RoPE functions in plain C99: pec_rope_qk_f32/_bf16,
  * pec_rope_cached_f32/_bf16, pec_rope_cache_f32/_bf16 (spec/abi.md ABI-QK-*, ABI-VIEW-*,
  * ABI-CACHE-*). It validates every domain rule, computes in double and rounds once to the
- * storage type; loaded through dlopen by tests/verify/test_verify_qk.cpp. */
+ * storage type; loaded through dlopen by tests/verify/test_verify_qk.cpp. Built with
+ * TRUST_STRIDES it is a vLLM-style kernel that takes the views' strides on trust (vLLM checks
+ * them in its Python caller): correct on every valid call, and an invalid stride addresses only
+ * the buffer the view spans (tests/verify/test_verify_gate.cpp, issue 20 finding 3). */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
@@ -42,6 +45,10 @@ static uint16_t bf16_bits(double v) {
 }
 
 static int view_ok(struct pec_strides s, int64_t T, int64_t H, int64_t D) {
+#ifdef TRUST_STRIDES
+  (void)s, (void)T, (void)H, (void)D;
+  return 1;
+#endif
   if (T <= 0) return 1;
   if (s.token < 0 || s.head < 0) return 0;
   if (T == 1 && H == 1) return 1;
