@@ -71,7 +71,7 @@ Buf allocate(Arena& a, Storage dtype, std::int64_t lo, std::int64_t hi, const st
     const std::string unit = dtype == Storage::F32 ? std::string("float") : std::string(storage_name(dtype)) + " element";
     auto* p = static_cast<unsigned char*>(a.allocate_input(one_side, es, guard_name, es, unit));
     b.data = a.guard_side() == GuardSide::After ? p + static_cast<std::size_t>(kGuard - lo) * es
-                                                : p - static_cast<std::size_t>(lo) * es;
+                                                : p - static_cast<std::ptrdiff_t>(lo) * static_cast<std::ptrdiff_t>(es);
     a.relabel_last_input(b.data + lo * static_cast<std::int64_t>(es), static_cast<std::size_t>(n));
   } else {
     auto* p =
