@@ -17,13 +17,7 @@
 
 #include "pecheck_kernel.h"
 
-/* clang 14 has no _Float16 on x86; its __fp16 converts with the same IEEE rounding through
-   F16C (-mf16c, added for clang builds in CMake: the sanitizer build). */
-#if defined(__clang__) && __clang_major__ < 15
-typedef __fp16 example_half;
-#else
-typedef _Float16 example_half;
-#endif
+#include "../fp16_compat.h"
 
 int pec_abi_version(void) { return PEC_ABI_VERSION; }
 
