@@ -26,4 +26,17 @@ set(PECHECK_VERDICT_TESTS
   [=[^GateRequireResolved\.]=]
   [=[^Regressions\.CorrectKernelsPassEveryShippedVector$]=]
   [=[^Classify\.BuiltinEncodingsGetTheSpecsClasses$]=]
+  # Honest and numeric-bug kernels of the in-process suites (their kernels are test code, not
+  # instrumented): every function family's checks run under ASan in kernels.verify_simd_scalar,
+  # the examples' correct kernels and Verify16.HonestSixteenBitKernels...; the dlopen path in both.
+  [=[^VerifyQk\.(HonestKernelsPassEveryCheckInEveryStorageType|PluginLoadedThroughDlopenPassesEveryCheck|AttentionFactorTwiceOrOnCosOnlyFails|CacheIndexedByTokenInsteadOfPositionFails|DeclaredRopeDomainHoldsForQueryKeyAndCachedFunctions)$]=]
+  [=[^VerifyMrope\.(HonestKernelPassesEveryCheckInEveryStorageType|WrongAxisForASectionFailsTheOracleWithAWitness)$]=]
+  [=[^Verify16\.(HuggingFaceSixteenBitArithmeticPassesTheFieldClass|AngleInBfloat16FailsTheRopeOracle|BatchVariantRemainderLoopFailsBatchUnderStrictAndPassesWithout)$]=]
+  # Verdicts equal across options (lanes, caps, shards) and generation inside a declared domain:
+  # the lane, cap and shard code runs under ASan in every kept verify run (4 lanes by default),
+  # Issue13Cap's hang and slow-constructor tests and ShardCli.
+  [=[^VerifyLanes\.OneAndFourLanesGiveTheSameCasesAndVerdicts$]=]
+  [=[^Issue13Cap\.TheSameSeedUnderTwoCapsThatDoNotCutRunsTheSameCasesAndVerdict$]=]
+  [=[^Kernels/ShardUnion\.ThreeShardsEqualTheUnshardedRun/"kernels"$]=]
+  [=[^GateDomainRules\.(ParametersNotTakenAreNotGenerated|ACachedRotationDeclaresTheCacheDtypesItTakes)$]=]
 )

@@ -16,6 +16,7 @@
 #include <cstdlib>
 #include <exception>
 #include <filesystem>
+#include <limits>
 #include <string>
 
 #include "cli/commands.hpp"
@@ -105,17 +106,19 @@ CLI::Validator seed_check() {
       "SEED");
 }
 
-CLI::Validator at_least(double low, bool strict) {
-  char bound[32];
+CLI::Validator at_least(double low, bool strict, double high) {
+  char bound[32], top[32];
   std::snprintf(bound, sizeof bound, "%g", low);
-  const std::string want = std::string(strict ? "> " : ">= ") + bound;
+  std::snprintf(top, sizeof top, "%g", high);
+  std::string want = std::string(strict ? "> " : ">= ") + bound;
+  if (high < std::numeric_limits<double>::infinity()) want += std::string(" and <= ") + top;
   return CLI::Validator(
-      [low, strict, want](std::string& v) {
+      [low, strict, high, want](std::string& v) {
         double x = 0;
         const auto r = std::from_chars(v.data(), v.data() + v.size(), x);
         const bool number = !v.empty() && r.ec == std::errc() && r.ptr == v.data() + v.size();
         if (!number) return "must be a number " + want + ", not '" + v + "'";
-        return (strict ? x > low : x >= low) ? std::string() : "must be " + want + ", not " + v;
+        return ((strict ? x > low : x >= low) && x <= high) ? std::string() : "must be " + want + ", not " + v;
       },
       strict ? "POSITIVE" : "NONNEGATIVE");
 }

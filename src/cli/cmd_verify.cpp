@@ -60,6 +60,7 @@ struct VerifyArgs {
   bool list_checks = false;
   bool max_position_given = false;
   std::int64_t require_resolved = 0;
+  double case_scale = 1.0;
 };
 
 // The functions a run tested, each with its number of checks that ran: "pec_rope_qk_bf16 (14
@@ -164,6 +165,7 @@ int run_verify(const VerifyArgs& a) {
   o.budget_seconds = a.budget_seconds;
   o.max_position = a.max_position;
   o.max_position_given = a.max_position_given;
+  o.case_scale = a.case_scale;
   o.contract = a.contract;
   o.only = a.only;
   // A Python call pays the interpreter and (on a worker's first call) torch's lazy start-up.
@@ -273,6 +275,11 @@ void register_verify(CLI::App& app, Runner& run) {
                 "ABI conformance mode for library authors: also require the argument-hygiene rejections (tier B of "
                 "spec/abi.md: NULL arrays, non-finite scalars, sizes and positions outside the domain) and batch "
                 "invariance (ABI-BATCH-1: bit-identical outputs whatever the batch)");
+  sub->add_option("--case-scale", args->case_scale,
+                  "multiply every check's number of cases by F (0 < F <= 64; default 1): below 1 a quicker run of each "
+                  "check's first cases, above 1 a deeper one; case i of a check is the same whatever F, and F is part of "
+                  "the verdict's options (reports and reproduce lines carry it)")
+      ->check(at_least(0, true, 64));
   sub->add_option("--case", args->only_case, "run only case index I of each selected check (a worst-case replay)")
       ->check(at_least(0));
   sub->add_flag("--list-checks", args->list_checks,

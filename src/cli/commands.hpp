@@ -3,6 +3,8 @@
 // an exit status from pecheck::exit_code.
 #pragma once
 
+#include <limits>
+
 #include <signal.h>
 
 #include <CLI/CLI.hpp>
@@ -20,9 +22,11 @@ void register_prove(CLI::App& app, Runner& run);
 // A --seed value: an integer in [0, 2^64), parsed exactly (CLI11 alone wraps "-1" to
 // 2^64-1 and saturates values past 2^64).
 CLI::Validator seed_check();
-// A number at least `low` (above it when `strict`), with a message that states the bound as
-// written ("must be >= 0"), not CLI11's range up to the largest double (issue 22, item 7).
-CLI::Validator at_least(double low, bool strict = false);
+// A number at least `low` (above it when `strict`) and at most `high`, with a message that states
+// the bounds as written ("must be >= 0"), not CLI11's range up to the largest double (issue 22,
+// item 7). NaN is never in range.
+CLI::Validator at_least(double low, bool strict = false,
+                        double high = std::numeric_limits<double>::infinity());
 
 // How printed command lines (reproduce:) name pecheck: "pecheck" when the running binary is the
 // `pecheck` that PATH finds (an installed one), else argv[0] as invoked (e.g. `build/pecheck`),

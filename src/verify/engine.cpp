@@ -357,6 +357,7 @@ VerifyResult run(Executor& ex, const LibraryInfo& info, const VerifyOptions& o, 
   }
   if (o.strict) res.options.extra.emplace_back("strict", "true");
   if (o.only_case >= 0) res.options.extra.emplace_back("case", std::to_string(o.only_case));
+  if (o.case_scale != 1.0) res.options.extra.emplace_back("case_scale", report::format_real(o.case_scale));
   if (o.shard_count > 1) res.options.shard = std::to_string(o.shard_index) + "/" + std::to_string(o.shard_count);
   // A library that exports only version 1 functions is reported as under version 1 (spec/abi.md
   // ABI-GEN-1: it verifies unchanged): the version 2 functions it does not export are neither

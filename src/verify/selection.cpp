@@ -261,7 +261,9 @@ void require_resolved(VerifyResult& res, const VerifyOptions& o) {
     }
     cx.function = c.function;
     cx.reproduce = "pecheck verify --kernel " + o.kernel_label + " --seed " + std::to_string(o.seed) + " --max-position " +
-                   std::to_string(o.max_position) + (o.regressions ? "" : " --no-regressions") +
+                   std::to_string(o.max_position) +
+                   (o.case_scale != 1.0 ? " --case-scale " + report::format_real(o.case_scale) : std::string()) +
+                   (o.regressions ? "" : " --no-regressions") +
                    " --require-resolved " + std::to_string(o.require_resolved) + " --only " + c.name;
     c.status = report::CheckStatus::Fail;
     c.reason = "met its accuracy class, but --require-resolved " + std::to_string(o.require_resolved) + " is not met";

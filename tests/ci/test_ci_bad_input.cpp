@@ -252,6 +252,9 @@ TEST(BadUsage, EachIsOneLineAndExit2) {
       {"--kernel", k, "--seed", "1e3"},
       {"--kernel", k, "--seed", "18446744073709551616"},
       {"--kernel", k, "--colour"},
+      {"--kernel", k, "--case-scale", "0"},
+      {"--kernel", k, "--case-scale", "65"},
+      {"--kernel", k, "--case-scale", "nan"},
   };
   for (auto c : cases) {
     c.insert(c.end(), {"--only", "sinusoidal.oracle"});

@@ -187,6 +187,43 @@ TEST(WorstCase, ReplaysWithItsCaseIndex) {
   EXPECT_EQ(c1->at("accuracy").at("worst").at("element").at("contract_units"), w.at("element").at("contract_units"));
 }
 
+// --case-scale F runs each check's first F x its cases: the same cases as the full run (case i
+// depends on the seed, the check and i alone), the scale recorded in the report and carried by
+// the reproduce line, so a failure found in a quick run replays as it was found.
+TEST(CaseScale, RunsTheFirstCasesOfTheFullRunAndReplaysWithItsScale) {
+  TempDir full, quarter;
+  auto a = run_verify(example_lib("ggml_rope"), full, {"--budget-seconds", "0", "--only", "rope.oracle"});
+  auto b = run_verify(example_lib("ggml_rope"), quarter,
+                      {"--budget-seconds", "0", "--only", "rope.oracle", "--case-scale", "0.25"});
+  ASSERT_FALSE(a.report.is_null()) << a.proc.err;
+  ASSERT_FALSE(b.report.is_null()) << b.proc.err;
+  const auto* ca = find_check(a.report, "rope.oracle");
+  const auto* cb = find_check(b.report, "rope.oracle");
+  const long long n = ca->at("planned_cases").get<long long>();
+  EXPECT_EQ(cb->at("planned_cases").get<long long>(), (n + 2) / 4) << "0.25 x " << n << ", rounded";
+  EXPECT_EQ(b.report.at("options").at("extra").at("case_scale"), "0.25");
+  EXPECT_FALSE(a.report.at("options").at("extra").contains("case_scale"));
+  // The quarter run's worst case is case i of the full run: the same error, replayed alone.
+  const auto& w = cb->at("accuracy").at("worst");
+  const long long i = w.at("case_index").get<long long>();
+  EXPECT_LT(i, (n + 2) / 4);
+  TempDir one;
+  auto r = run_verify(example_lib("ggml_rope"), one,
+                      {"--budget-seconds", "0", "--only", "rope.oracle", "--case", std::to_string(i)});
+  ASSERT_FALSE(r.report.is_null()) << r.proc.err;
+  EXPECT_EQ(find_check(r.report, "rope.oracle")->at("accuracy").at("worst").at("element").at("contract_units"),
+            w.at("element").at("contract_units"));
+  // A failure's reproduce line carries the scale.
+  TempDir bug;
+  auto f = run_verify(example_lib("rope_fp16_angle"), bug,
+                      {"--budget-seconds", "0", "--only", "rope.oracle", "--no-regressions", "--case-scale", "0.5"});
+  ASSERT_FALSE(f.report.is_null()) << f.proc.err;
+  const auto* cf = find_check(f.report, "rope.oracle");
+  ASSERT_EQ(cf->at("status"), "fail") << f.proc.out << f.proc.err;
+  EXPECT_NE(cf->at("counterexample").at("reproduce").get<std::string>().find(" --case-scale 0.5"), std::string::npos)
+      << cf->at("counterexample").at("reproduce");
+}
+
 // Clause: ABI-GEN-8
 TEST(Tiers, NoArgumentChecksPassesByDefaultAndFailsStrict) {
   TempDir tmp;

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # CTest driver: `pecheck verify` on the pecheck_simd plug-in with one forced code path, or on
 # the pecheck_cuda plug-in (PATH = cuda).
-#   verify_path.sh PECHECK_BIN PLUGIN_SO PATH REPORT_DIR
+#   verify_path.sh PECHECK_BIN PLUGIN_SO PATH REPORT_DIR [VERIFY OPTIONS...]
 # A path this machine lacks is skipped loudly (exit 77, CTest's SKIP_RETURN_CODE).
 set -u
 pecheck=$1 plugin=$2 path=$3 report=$4
+shift 4  # the rest are passed to pecheck verify
 need=""
 case "$path" in
   scalar) need="" ;;
@@ -28,4 +29,4 @@ done
 mkdir -p "$report"
 # A generous time budget: CI runs this on two shared cores next to other tests.
 PECHECK_SIMD=$path exec "$pecheck" verify --kernel "$plugin" --budget-seconds 0 \
-  --report "$report" --junit "$report/junit.xml"
+  --report "$report" --junit "$report/junit.xml" "$@"

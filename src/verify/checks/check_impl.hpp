@@ -135,6 +135,7 @@ inline std::string reproduce_line(const VerifyOptions& o, const std::string& che
   s += " --seed " + std::to_string(o.seed);
   if (o.max_position != VerifyOptions{}.max_position) s += " --max-position " + std::to_string(o.max_position);
   if (o.contract != "logits") s += " --contract " + o.contract;
+  if (o.case_scale != 1.0) s += " --case-scale " + report::format_real(o.case_scale);
   if (!o.regressions) s += " --no-regressions";  // the same run: no vectors replayed first
   for (const auto& [scheme, cls] : o.accuracy) s += " --accuracy " + (scheme == kEveryScheme ? cls : scheme + "=" + cls);
   if (o.strict) s += " --strict";
