@@ -267,9 +267,10 @@ void register_verify(CLI::App& app, Runner& run) {
   sub->add_option("--accuracy", args->accuracy,
                   "accuracy class judged by the oracle and shift checks: CLASS for every function that has it, or "
                   "KEY=CLASS[,KEY=CLASS] with KEY a scheme (every dtype of it) or scheme.dtype (one function), named as "
-                  "--only names them (rope, rope.bf16, rope_qk.f16, rope_cached, rope_cache, mrope, alibi, sinusoidal; "
-                  "rope-like schemes: accurate, reference, fma, powf, ggml, field; rope_cached: reference, field; alibi: "
-                  "reference, powf, field; sinusoidal: accurate, reference, field). A key that applies to no exported "
+                  "--only names them (rope, rope.bf16, rope_qk.f16, rope_cached, rope_cache, mrope, alibi, sinusoidal, "
+                  "attention; rope-like schemes: accurate, reference, fma, powf, ggml, field; rope_cached: reference, "
+                  "field; alibi: reference, powf, field; sinusoidal: accurate, reference, field; attention: eager, online, "
+                  "p16 (bf16/f16), field). A key that applies to no exported "
                   "function is a usage error. Default: field");
   sub->add_flag("--strict", args->strict,
                 "ABI conformance mode for library authors: also require the argument-hygiene rejections (tier B of "

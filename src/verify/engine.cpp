@@ -352,8 +352,8 @@ VerifyResult run(Executor& ex, const LibraryInfo& info, const VerifyOptions& o, 
   }
   for (const auto& [key, cls] : o.accuracy) {  // a 16-bit function's own class (--accuracy rope.bf16=...)
     if (key == kEveryScheme) res.options.extra.emplace_back("accuracy", cls);
-    // and the version 2 schemes' (rope_qk, rope_cached, rope_cache, mrope)
-    if (key.find('.') != std::string::npos || key.rfind("rope_", 0) == 0 || key == "mrope") res.options.extra.emplace_back("accuracy." + key, cls);
+    // and the version 2 schemes' (rope_qk, rope_cached, rope_cache, mrope, attention)
+    if (key.find('.') != std::string::npos || key.rfind("rope_", 0) == 0 || key == "mrope" || key == "attention") res.options.extra.emplace_back("accuracy." + key, cls);
   }
   if (o.strict) res.options.extra.emplace_back("strict", "true");
   if (o.only_case >= 0) res.options.extra.emplace_back("case", std::to_string(o.only_case));

@@ -154,5 +154,63 @@ TEST(AttentionSimd, PassesStrict) {
   }
 }
 
+// Clause: PREC-ATTN-2 PREC-ATTN-3 PREC-ATTN-4 — every class graded, the chosen one judged.
+// pecheck_simd's float32 kernel is an online softmax and its bf16 kernel rounds P to bf16 before
+// P.V (the p16 form): by default both pass `field` (online, p16) with the other classes graded;
+// pinned to `online`, the bf16 kernel fails by a wide margin, the float32 one still passes.
+TEST(AttentionAccuracy, EveryClassIsGradedAndTheChosenOneJudged) {
+  const std::vector<std::string> only = {"--only", "attention.oracle", "attention.bf16.oracle"};
+  TempDir tmp;
+  const VerifyRun r = run_verify(PECHECK_SIMD_LIB, tmp, only);
+  ASSERT_FALSE(r.report.is_null()) << r.proc.err;
+  EXPECT_EQ(r.proc.exit_code, 0) << summary(r.report);
+  const auto grades = [](const ojson& c) {
+    std::vector<std::pair<std::string, double>> g;
+    for (const auto& x : c.at("accuracy").at("grades")) g.emplace_back(x.at("class"), x.at("max_units").get<double>());
+    return g;
+  };
+  const ojson* f32 = check_named(r.report, "attention.oracle");
+  const ojson* bf16 = check_named(r.report, "attention.bf16.oracle");
+  ASSERT_NE(f32, nullptr);
+  ASSERT_NE(bf16, nullptr);
+  const auto g32 = grades(*f32), g16 = grades(*bf16);
+  ASSERT_EQ(g32.size(), 3u);
+  ASSERT_EQ(g16.size(), 4u);
+  EXPECT_EQ(g32[0].first, "eager");
+  EXPECT_EQ(g32[1].first, "online");
+  EXPECT_EQ(g16[2].first, "p16");
+  EXPECT_EQ(f32->at("accuracy").at("class"), "field");
+  EXPECT_DOUBLE_EQ(g32[2].second, g32[1].second) << "float32 field is online";
+  EXPECT_DOUBLE_EQ(g16[3].second, g16[2].second) << "bf16 field is p16";
+  EXPECT_GE(g32[0].second, g32[1].second) << "eager's budget is the tighter";
+  EXPECT_GE(g16[1].second, g16[2].second);
+  EXPECT_LE(g16[3].second, 1.0);
+  EXPECT_GT(g16[1].second, 4.0) << "P rounded to bf16 is far outside the online class";
+  EXPECT_NE(bf16->at("accuracy").at("worst").at("reproduce").get<std::string>().find("--case "), std::string::npos);
+
+  std::vector<std::string> pinned = only;
+  pinned.insert(pinned.end(), {"--accuracy", "attention.bf16=online"});
+  TempDir tmp2;
+  const VerifyRun p = run_verify(PECHECK_SIMD_LIB, tmp2, pinned);
+  ASSERT_FALSE(p.report.is_null()) << p.proc.err;
+  EXPECT_EQ(p.proc.exit_code, 1);
+  EXPECT_EQ(check_named(p.report, "attention.oracle")->at("status"), "pass");
+  const ojson* b = check_named(p.report, "attention.bf16.oracle");
+  ASSERT_EQ(b->at("status"), "fail");
+  EXPECT_EQ(b->at("accuracy").at("class"), "online");
+  EXPECT_NE(b->at("counterexample").at("message").get<std::string>().find("of class online"), std::string::npos)
+      << b->at("counterexample").at("message");
+  EXPECT_NE(b->at("counterexample").at("reproduce").get<std::string>().find("--accuracy attention.bf16=online"),
+            std::string::npos);
+  EXPECT_EQ(p.report.at("options").at("extra").at("accuracy.attention.bf16"), "online");
+
+  for (const char* bad : {"attention=ggml", "attention.f32=p16"}) {
+    TempDir t3;
+    const VerifyRun u = run_verify(PECHECK_SIMD_LIB, t3, {"--only", "attention.oracle", "--accuracy", bad});
+    EXPECT_EQ(u.proc.exit_code, 2) << bad << ": " << u.proc.out << u.proc.err;
+    EXPECT_EQ(std::count(u.proc.err.begin(), u.proc.err.end(), '\n'), 1) << u.proc.err;
+  }
+}
+
 }  // namespace
 }  // namespace pecheck::e2e

@@ -18,6 +18,9 @@ std::optional<Failure> failed_call(Fn fn, const AttnRunResult& r, bool check_mem
 // The report location of output element k ([total_q][n_q_heads][head_dim_v]).
 report::WorstElement locate_out(const AttnCase& c, std::int64_t k, std::int64_t shift = 0);
 
+// The class a run judges attention by: --accuracy attention[.dtype]=CLASS, default field.
+AttnClass chosen_attn_class(const Ctx& ctx, Storage s);
+
 // Compares a run with the oracle (ABI-ATTN-2): out and lse within their budgets, a number where
 // one is due. `clause` is cited on failure.
 std::optional<Failure> compare_oracle(Ctx& ctx, Fn fn, const AttnCase& c, const AttnRunResult& r, const AttnExact& e,

@@ -44,6 +44,12 @@ const char* attn_class_name(AttnClass c) {
   return c == AttnClass::Eager ? "eager" : c == AttnClass::Online ? "online" : "p16";
 }
 AttnClass attn_field_class(Storage s) { return s == Storage::F32 ? AttnClass::Online : AttnClass::P16; }
+AttnClass attn_class_named(const std::string& name, Storage s) {
+  if (name == "eager") return AttnClass::Eager;
+  if (name == "online") return AttnClass::Online;
+  if (name == "p16") return AttnClass::P16;
+  return attn_field_class(s);
+}
 
 AttnExact attention_exact(const AttnCase& c, std::int64_t shift, AttnClass cls) {
   AttnExact e;
@@ -54,7 +60,6 @@ AttnExact attention_exact(const AttnCase& c, std::int64_t shift, AttnClass cls) 
   for (auto& p : kp) p += shift;
   const std::vector<DoubleDouble> q = rotated(c, c.q, Tq, Hq, qp), k = rotated(c, c.k, c.total_k(), Hkv, kp);
   const double us = unit_roundoff(c.storage);
-  const bool p16 = cls == AttnClass::P16;
   // Rotation error of a float32 RoPE per frequency pair at position p (PREC-ATTN-1, after
   // PREC-ROPE-3/4): attn_factor u (8 + 6 |theta|).
   const std::int64_t half = c.encoding == PEC_ATTN_ROPE ? c.rotary_dim / 2 : 0;
@@ -69,20 +74,20 @@ AttnExact attention_exact(const AttnCase& c, std::int64_t shift, AttnClass cls) 
   auto lane_b = [&](std::int64_t i) { return c.rope_layout == PEC_ROPE_NEOX ? i + half : 2 * i + 1; };
 
   e.out.assign(static_cast<std::size_t>(Tq * Hq * Dv), 0.0);
-  e.out_bound.assign(e.out.size(), 0.0);
+  for (auto& b : e.class_bound) b.assign(e.out.size(), 0.0);
   e.weight_sum.assign(e.out.size(), 0.0);
   e.lse.assign(static_cast<std::size_t>(Tq * Hq), -std::numeric_limits<double>::infinity());
   e.lse_bound.assign(e.lse.size(), 0.0);
   e.empty.assign(e.lse.size(), 1);
   const auto qs = c.q_start(), ks = c.k_start();
   std::vector<long double> X;
-  std::vector<double> E, A;
+  std::vector<double> E, E16, A;
   std::vector<std::int64_t> J;
   for (std::int64_t s = 0; s < c.n_seqs(); ++s) {
     for (std::int64_t i = qs[static_cast<std::size_t>(s)]; i < qs[static_cast<std::size_t>(s) + 1]; ++i) {
       for (std::int64_t h = 0; h < Hq; ++h) {
         const std::int64_t g = h / G;
-        X.clear(), E.clear(), J.clear();
+        X.clear(), E.clear(), E16.clear(), J.clear();
         const DoubleDouble* qv = &q[static_cast<std::size_t>((i * Hq + h) * D)];
         for (std::int64_t j = ks[static_cast<std::size_t>(s)]; j < ks[static_cast<std::size_t>(s) + 1]; ++j) {
           const std::int64_t qpos = qp[static_cast<std::size_t>(i)], kpos = kp[static_cast<std::size_t>(j)];
@@ -100,7 +105,8 @@ AttnExact attention_exact(const AttnCase& c, std::int64_t shift, AttnClass cls) 
           long double x = static_cast<long double>(sd.hi) + static_cast<long double>(sd.lo);
           const double as = std::fabs(c.scale);
           double err = (static_cast<double>(D) + 2.0) * kU * as * mag;
-          if (p16 && c.encoding == PEC_ATTN_ROPE) err += 2.0 * us * as * mag;  // rotated q, k stored in 16 bits
+          // p16 only: rotated q, k stored in 16 bits
+          const double err16 = c.encoding == PEC_ATTN_ROPE ? 2.0 * us * as * mag : 0.0;
           for (std::int64_t pi = 0; pi < half; ++pi) {
             const std::int64_t la = lane_a(pi), lb = lane_b(pi);
             const double qa = std::fabs(qv[la].hi) + std::fabs(qv[lb].hi), ka = std::fabs(kv[la].hi) + std::fabs(kv[lb].hi);
@@ -124,7 +130,7 @@ AttnExact attention_exact(const AttnCase& c, std::int64_t shift, AttnClass cls) 
             }
           }
           err += kU * std::fabs(static_cast<double>(x));  // the bias addition
-          X.push_back(x), E.push_back(err), J.push_back(j);
+          X.push_back(x), E.push_back(err), E16.push_back(err16), J.push_back(j);
         }
         const std::size_t row = static_cast<std::size_t>(i * Hq + h);
         if (X.empty()) continue;  // out = 0, lse = -inf, both exactly
@@ -133,16 +139,21 @@ AttnExact attention_exact(const AttnCase& c, std::int64_t shift, AttnClass cls) 
         long double l = 0;
         std::vector<long double> w(X.size());
         for (std::size_t t = 0; t < X.size(); ++t) l += (w[t] = std::exp(X[t] - m));
-        double emax = 0;
+        // The exponent of each class (PREC-ATTN-2..4): the largest score error (online softmax
+        // folds the scale into exp2 and subtracts a running max in float32; p16 stores the rotated
+        // q, k in 16 bits) and the softmax and P.V rounding of n terms.
+        double emax[3] = {0, 0, 0};
         for (std::size_t t = 0; t < X.size(); ++t) {
           w[t] /= l;
-          // Online softmax folds the scale into exp2 and subtracts a running max in float32.
-          const double extra = cls == AttnClass::Eager ? 0.0 : 3.0 * kU * (std::fabs(static_cast<double>(X[t])) + std::fabs(static_cast<double>(m)));
-          emax = std::max(emax, E[t] + extra);
+          const double fold = 3.0 * kU * (std::fabs(static_cast<double>(X[t])) + std::fabs(static_cast<double>(m)));
+          emax[0] = std::max(emax[0], E[t]);
+          emax[1] = std::max(emax[1], E[t] + fold);
+          emax[2] = std::max(emax[2], E[t] + E16[t] + fold);
         }
         const double n = static_cast<double>(X.size());
-        const double cn = cls == AttnClass::Eager ? 2.0 * n + 6.0 : 5.0 * n + 10.0;
-        const double rel = std::expm1(2.0 * emax + cn * kU + (p16 ? 2.0 * us : 0.0));
+        const double cns[3] = {2.0 * n + 6.0, 5.0 * n + 10.0, 5.0 * n + 10.0};
+        double rel[3];
+        for (int k = 0; k < 3; ++k) rel[k] = std::expm1(2.0 * emax[k] + cns[k] * kU + (k == 2 ? 2.0 * us : 0.0));
         for (std::int64_t lane = 0; lane < Dv; ++lane) {
           long double o = 0;
           double S = 0;
@@ -154,13 +165,17 @@ AttnExact attention_exact(const AttnCase& c, std::int64_t shift, AttnClass cls) 
           const std::size_t k2 = row * static_cast<std::size_t>(Dv) + static_cast<std::size_t>(lane);
           e.out[k2] = static_cast<double>(o);
           e.weight_sum[k2] = S;
-          e.out_bound[k2] = S * rel + 2.0 * us * std::fabs(static_cast<double>(o)) + 2.0 * tiniest(c.storage) + 0x1p-50 * S;
+          for (int k = 0; k < 3; ++k)
+            e.class_bound[static_cast<std::size_t>(k)][k2] =
+                S * rel[k] + 2.0 * us * std::fabs(static_cast<double>(o)) + 2.0 * tiniest(c.storage) + 0x1p-50 * S;
         }
+        const int ci = static_cast<int>(cls);
         e.lse[row] = static_cast<double>(m + std::log(l));
-        e.lse_bound[row] = emax + cn * kU + 2.0 * kU * std::fabs(e.lse[row]) + 0x1p-50;
+        e.lse_bound[row] = emax[ci] + cns[ci] * kU + 2.0 * kU * std::fabs(e.lse[row]) + 0x1p-50;
       }
     }
   }
+  e.out_bound = e.class_bound[static_cast<std::size_t>(cls)];
   return e;
 }
 

@@ -8,6 +8,7 @@
 // every budget, so a kernel is never failed by the oracle's own error.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -16,13 +17,17 @@
 
 namespace pecheck::verifier {
 
-// Accuracy classes (PREC-ATTN-2..4); `field` is the widest that applies to the storage type.
+// Accuracy classes (PREC-ATTN-2..4); `field` is the widest that applies to the storage type
+// (online for float32, p16 for bf16 and f16).
 enum class AttnClass { Eager = 0, Online = 1, P16 = 2 };
 const char* attn_class_name(AttnClass c);
 AttnClass attn_field_class(Storage s);
+// A class by its --accuracy name (eager, online, p16, or field: attn_field_class of the storage).
+AttnClass attn_class_named(const std::string& name, Storage s);
 
 struct AttnExact {
-  std::vector<double> out, out_bound;  // [total_q][n_q_heads][head_dim_v]
+  std::vector<double> out, out_bound;  // [total_q][n_q_heads][head_dim_v]; out_bound: class `cls`
+  std::array<std::vector<double>, 3> class_bound;  // the budget of each class (AttnClass order)
   std::vector<double> lse, lse_bound;  // [total_q][n_q_heads]; -inf for an empty row
   std::vector<char> empty;             // [total_q][n_q_heads]: no visible key
   std::vector<double> weight_sum;      // sum_j w_j |v_j| per output element (the row's yardstick)

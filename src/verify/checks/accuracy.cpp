@@ -23,6 +23,9 @@ const std::vector<std::string>& f32_classes(const std::string& scheme) {
       {"mrope", {"accurate", "reference", "fma", "powf", "ggml", "field"}},  // ABI-MROPE-2: as rope_qk
       {"rope_cache", {"accurate", "reference", "fma", "powf", "ggml", "field"}},
       {"rope_cached", {"reference", "field"}},
+      // Attention (spec/contracts.md PREC-ATTN-2..4): derived budgets, not budgets.tsv rows;
+      // field is online for float32 (and p16 for bf16 and f16, accuracy_classes).
+      {"attention", {"eager", "online", "field"}},
   };
   static const std::vector<std::string> none;
   auto it = k.find(scheme);
@@ -41,15 +44,21 @@ bool row_exists(const std::string& scheme, std::string_view dtype, const std::st
   return false;
 }
 
-const std::vector<std::string> kSchemes = {"rope", "alibi", "sinusoidal", "rope_qk", "rope_cached", "rope_cache", "mrope"};
+const std::vector<std::string> kSchemes = {"rope",      "alibi",       "sinusoidal", "rope_qk",
+                                           "rope_cached", "rope_cache", "mrope",      "attention"};
 
 }  // namespace
 
 const std::vector<std::string>& accuracy_classes(const std::string& scheme, Storage storage) {
   if (storage == Storage::F32) return f32_classes(scheme);
+  if (scheme == "attention") {
+    static const std::vector<std::string> attn16 = {"eager", "online", "p16", "field"};
+    return attn16;
+  }
   static const auto table = [] {
     std::map<std::pair<std::string, Storage>, std::vector<std::string>> t;
     for (const auto& s : kSchemes) {
+      if (s == "attention") continue;
       for (Storage st : {Storage::BF16, Storage::F16}) {
         auto& v = t[{s, st}];
         for (const auto& c : f32_classes(s)) {
@@ -133,7 +142,8 @@ std::map<std::string, std::string> parse_accuracy(const std::string& spec) {
         }
         throw UsageError("--accuracy: unknown class '" + part + "'" + did_you_mean(part, all) + " (rope: " + list("rope") +
                          "; alibi: " + list("alibi") + "; sinusoidal: " + list("sinusoidal") + "; rope_cached: " +
-                         list("rope_cached") + "; rope_qk, rope_cache, mrope: as rope)");
+                         list("rope_cached") + "; rope_qk, rope_cache, mrope: as rope; attention: " +
+                         list("attention", Storage::BF16) + ")");
       }
       out[kEveryScheme] = part;  // every scheme and storage type that has the class
     } else {
@@ -184,12 +194,13 @@ const oracle::Budget& class_row(const std::string& scheme, const std::string& cl
 }
 
 AccuracyTrack::AccuracyTrack(const std::string& scheme, const std::string& chosen, Storage storage) {
+  const bool rows = scheme != "attention";  // attention's budgets are derived per case (PREC-ATTN-*)
   for (const auto& c : accuracy_classes(scheme, storage)) {
-    if (c == chosen) chosen_ = rows_.size();
-    rows_.push_back(&class_row(scheme, c, storage));
+    if (c == chosen) chosen_ = names_.size();
+    if (rows) rows_.push_back(&class_row(scheme, c, storage));
     names_.push_back(c);
   }
-  max_units_.assign(rows_.size(), 0.0);
+  max_units_.assign(names_.size(), 0.0);
 }
 
 namespace {
@@ -204,14 +215,14 @@ double worse(double a, double b) { return std::isnan(b) ? INFINITY : std::max(a,
 
 void AccuracyTrack::observe(std::int64_t position, double ulps, const std::vector<double>& units) {
   if (!active()) return;
-  for (std::size_t i = 0; i < rows_.size(); ++i) max_units_[i] = worse(max_units_[i], units[i]);
+  for (std::size_t i = 0; i < names_.size(); ++i) max_units_[i] = worse(max_units_[i], units[i]);
   Octave& o = octaves_[octave_of(position)];
   o.units = worse(o.units, units[chosen_]);
   o.ulps = worse(o.ulps, ulps);  // a NaN output counts as infinitely many ulp
   ++o.elements;
   auto [it, fresh] = by_position_.try_emplace(position);
-  if (fresh) it->second.assign(rows_.size(), 0.0);
-  for (std::size_t i = 0; i < rows_.size(); ++i) it->second[i] = worse(it->second[i], units[i]);
+  if (fresh) it->second.assign(names_.size(), 0.0);
+  for (std::size_t i = 0; i < names_.size(); ++i) it->second[i] = worse(it->second[i], units[i]);
 }
 
 void AccuracyTrack::observe_position_error(std::int64_t position, double positions) {
@@ -229,7 +240,7 @@ void AccuracyTrack::set_worst(double units, report::WorstCase w) {
 report::Accuracy AccuracyTrack::finish(const std::string& pin_key) const {
   report::Accuracy a;
   a.accuracy_class = names_.empty() ? "" : names_[chosen_];
-  for (std::size_t i = 0; i < rows_.size(); ++i) a.grades.push_back({names_[i], max_units_[i]});
+  for (std::size_t i = 0; i < names_.size(); ++i) a.grades.push_back({names_[i], max_units_[i]});
   // Pin advice only for a class met with a margin (issue 20, finding 6): a class met at 0.9996
   // by one seed fails another; the tightest class whose worst is <= kPinMargin of its bound.
   for (const auto& g : a.grades) {
@@ -241,7 +252,7 @@ report::Accuracy AccuracyTrack::finish(const std::string& pin_key) const {
   a.worst = worst_;
   for (const auto& [oct, o] : octaves_) a.profile.push_back({oct, o.units, o.ulps, o.pos_err, o.elements});
   if (!by_position_.empty()) a.largest_position = by_position_.rbegin()->first;
-  for (std::size_t i = 0; i < rows_.size(); ++i) {
+  for (std::size_t i = 0; i < names_.size(); ++i) {
     std::int64_t held = -1;
     for (const auto& [p, u] : by_position_) {
       if (!(u[i] <= 1.0)) break;

@@ -59,8 +59,10 @@ class AccuracyTrack {
  public:
   AccuracyTrack() = default;
   AccuracyTrack(const std::string& scheme, const std::string& chosen, Storage storage = Storage::F32);
-  bool active() const { return !rows_.empty(); }
-  std::size_t size() const { return rows_.size(); }
+  bool active() const { return !names_.empty(); }
+  std::size_t size() const { return names_.size(); }
+  const std::string& name(std::size_t i) const { return names_[i]; }
+  // The budgets.tsv row of class i (every scheme but attention, whose budgets are per case).
   const oracle::Budget& row(std::size_t i) const { return *rows_[i]; }
   std::size_t chosen_index() const { return chosen_; }
 
