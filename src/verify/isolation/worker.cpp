@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "core/error.hpp"
+#include "verify/isolation/channel.hpp"
 #include "verify/isolation/guard.hpp"
 #include "verify/isolation/kernel_call.hpp"
 
@@ -46,47 +47,6 @@ struct HelloMsg {
   char domain[4096];  // pec_domain()'s text (ABI-DOM-1), NUL-terminated; "" when not exported
   std::int32_t domain_truncated;
 };
-
-enum class Io { Ok, Eof, Timeout, Error };
-
-Io read_full(int fd, void* buf, std::size_t n, double timeout_s) {
-  auto* p = static_cast<unsigned char*>(buf);
-  const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s);
-  std::size_t got = 0;
-  while (got < n) {
-    const double left = std::chrono::duration<double>(deadline - Clock::now()).count();
-    if (left <= 0) return Io::Timeout;
-    pollfd pfd{fd, POLLIN, 0};
-    const int r = poll(&pfd, 1, left > 3600 ? -1 : static_cast<int>(left * 1000) + 1);
-    if (r < 0) {
-      if (errno == EINTR) continue;
-      return Io::Error;
-    }
-    if (r == 0) continue;  // re-evaluate the deadline
-    const ssize_t k = read(fd, p + got, n - got);
-    if (k == 0) return Io::Eof;
-    if (k < 0) {
-      if (errno == EINTR || errno == EAGAIN) continue;
-      return Io::Error;
-    }
-    got += static_cast<std::size_t>(k);
-  }
-  return Io::Ok;
-}
-
-bool write_full(int fd, const void* buf, std::size_t n) {
-  const auto* p = static_cast<const unsigned char*>(buf);
-  std::size_t put = 0;
-  while (put < n) {
-    const ssize_t k = send(fd, p + put, n - put, MSG_NOSIGNAL);
-    if (k < 0) {
-      if (errno == EINTR) continue;
-      return false;
-    }
-    put += static_cast<std::size_t>(k);
-  }
-  return true;
-}
 
 std::string signal_name(int s) {
   const char* abbrev = sigabbrev_np(s);
@@ -167,48 +127,6 @@ struct ServerCmd {
 };
 constexpr std::int32_t kOpFork = 1, kOpWait = 2, kOpChannel = 3;
 
-bool send_with_fd(int sock, const void* buf, std::size_t n, int fd) {
-  iovec iov{const_cast<void*>(buf), n};
-  alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))] = {};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = ctl;
-  msg.msg_controllen = sizeof ctl;
-  cmsghdr* c = CMSG_FIRSTHDR(&msg);
-  c->cmsg_level = SOL_SOCKET;
-  c->cmsg_type = SCM_RIGHTS;
-  c->cmsg_len = CMSG_LEN(sizeof(int));
-  std::memcpy(CMSG_DATA(c), &fd, sizeof(int));
-  for (;;) {
-    const ssize_t k = sendmsg(sock, &msg, MSG_NOSIGNAL);
-    if (k == static_cast<ssize_t>(n)) return true;
-    if (k < 0 && errno == EINTR) continue;
-    return false;
-  }
-}
-
-// Reads one command; *fd receives a passed descriptor (or -1). False on EOF or error.
-bool recv_cmd(int sock, ServerCmd* cmd, int* fd) {
-  *fd = -1;
-  iovec iov{cmd, sizeof *cmd};
-  alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))] = {};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = ctl;
-  msg.msg_controllen = sizeof ctl;
-  ssize_t k;
-  do {
-    k = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-  } while (k < 0 && errno == EINTR);
-  if (k != static_cast<ssize_t>(sizeof *cmd)) return false;
-  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
-    if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) std::memcpy(fd, CMSG_DATA(c), sizeof(int));
-  }
-  return true;
-}
-
 // Library mode: the fork server. It dlopens the plug-in once (its constructors run once per
 // run, README "Verifying a kernel"), answers with the exports, then forks one worker per
 // request; every worker starts from the state the constructors left. Never returns.
@@ -246,7 +164,7 @@ bool recv_cmd(int sock, ServerCmd* cmd, int* fd) {
       const int c = p.fd;
       ServerCmd cmd{};
       int fd = -1;
-      if (!recv_cmd(c, &cmd, &fd)) {
+      if (!recv_with_fd(c, &cmd, sizeof cmd, &fd)) {
         closed.push_back(c);
         continue;
       }
