@@ -7,7 +7,8 @@
 //   matcher    the kernel's output equals ...
 //   poison     pecheck's poison fill: elements never written (ABI-GEN-5)
 //   pairing    the rotation with the other pairing (GPT-J where the call asks for NeoX, or back)
-//   position   the rotation at another position (p rounded to bf16 / fp16, the token index, p +- 1)
+//   position   the rotation at another position (p rounded to bf16 / fp16 or wrapped to int16, the
+//              token index, p +- 1), or NaN where p rounds to infinity in fp16
 //   partial    (pass-through check) the lanes past rotary_dim zeroed, or rotated as if
 //              rotary_dim were head_dim
 //
@@ -30,14 +31,27 @@ namespace pecheck::verifier::hints {
 
 // The exact rotation of token `t` of c (every head, head_dim lanes) with the given layout,
 // rotary_dim and position, rounded to double.
+// A negative position (an int16 that wrapped) rotates backwards: R(-theta) x = S R(theta) S x,
+// with S the sign flip of each pair's second lane.
 inline std::vector<double> rope_token_exact(const RopeCase& c, std::int64_t t, std::int32_t layout,
                                             std::int64_t rotary_dim, std::int64_t position) {
   const std::int64_t row = c.n_heads * c.head_dim;
   std::vector<double> ex(static_cast<std::size_t>(row));
-  const std::int64_t pos[1] = {position};
+  const std::int64_t pos[1] = {position < 0 ? -position : position};
+  std::vector<float> x(c.x.begin() + t * row, c.x.begin() + (t + 1) * row);
+  std::vector<std::size_t> second;  // each pair's second lane, over every head
+  if (position < 0) {
+    for (std::int64_t h = 0; h < c.n_heads; ++h) {
+      for (std::int64_t i = 0; i < rotary_dim / 2; ++i) {
+        second.push_back(static_cast<std::size_t>(h * c.head_dim + (layout == PEC_ROPE_NEOX ? i + rotary_dim / 2 : 2 * i + 1)));
+      }
+    }
+    for (std::size_t l : second) x[l] = -x[l];
+  }
   const pec_rope_args a{1, c.n_heads, c.head_dim, rotary_dim, layout, c.theta_base, c.position_scale, pos,
                         c.has_inv_freq && rotary_dim == c.rotary_dim ? c.inv_freq.data() : nullptr};
-  oracle::rope_block(a, c.x.data() + t * row, oracle::Format::F64, nullptr, ex.data());
+  oracle::rope_block(a, x.data(), oracle::Format::F64, nullptr, ex.data());
+  for (std::size_t l : second) ex[l] = -ex[l];
   return ex;
 }
 
@@ -125,10 +139,12 @@ inline std::vector<std::string> rope_oracle_hints(const RopeCase& c, const RunRe
                                                         {hf, ps + " rounded to fp16"},
                                                         {t, "the token's index in the batch"},
                                                         {p - 1, ps + " - 1"},
-                                                        {p + 1, ps + " + 1"}};
+                                                        {p + 1, ps + " + 1"},
+                                                        {static_cast<std::int16_t>(static_cast<std::uint16_t>(p & 0xffff)),
+                                                         ps + " wrapped to int16"}};
   for (const auto& [q, why] : cands) {
     (void)why;
-    if (q == p || q < 0 || q > 2147483647) continue;
+    if (q == p || q < -32768 || q > 2147483647) continue;
     if (!rope_token_matches(c, r, t, rope_token_exact(c, t, c.layout, R, q), 0, R)) continue;
     std::vector<std::string> rs;
     for (const auto& [q2, why2] : cands) {
@@ -136,7 +152,7 @@ inline std::vector<std::string> rope_oracle_hints(const RopeCase& c, const RunRe
     }
     std::string reasons;
     for (std::size_t k = 0; k < rs.size(); ++k) reasons += (k == 0 ? "" : k + 1 == rs.size() ? " or " : ", ") + rs[k];
-    const bool sixteen = q == bf || q == hf;
+    const bool sixteen = q == bf || q == hf || q < 0;
     hints.push_back("hint: token " + std::to_string(t) + "'s output equals the rotation at position " + std::to_string(q) +
                     " instead of " + ps + " (" + reasons + ")" +
                     (sixteen ? ": the kernel likely forms the angle from a 16-bit position" : ""));
