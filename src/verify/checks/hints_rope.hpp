@@ -26,6 +26,7 @@
 #include "oracle/format.hpp"
 #include "oracle/oracle.hpp"
 #include "verify/checks/check.hpp"
+#include "verify/isolation/storage.hpp"
 
 namespace pecheck::verifier::hints {
 
