@@ -21,6 +21,8 @@ set(PECHECK_VERDICT_TESTS
   [=[^Kernels/ShardUnion\.ThreeShardsEqualTheUnshardedRun/"(alibi_pow2_slopes|rope_layout_swap|t5_sign)"$]=]
   [=[^VerifyQk\.FieldFloat32FormulasPassTheDefaultClasses$]=]
   [=[^VerifyQk\.DegradedFloat32CacheFailsTheDefaultClassButPerOperationRoundingOnA16BitCachePasses$]=]
+  [=[^Examples/ConsoleHints\.FailureBlockNamesItsCauseOrNone/]=]
+  [=[^ConsoleHintsShipped\.]=]
   [=[^Issue13Softmax\.]=]
   [=[^AttentionAccuracy\.]=]
   [=[^Issue20SoftmaxClasses\.]=]

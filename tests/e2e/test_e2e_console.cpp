@@ -3,6 +3,7 @@
 // the shrunk case's inputs, the failing element's indices, named enums and, where the cause is
 // recognisable, the hint that names it (src/verify/checks/hints_qk.hpp, one matcher per test).
 // Examples: examples/buggy/user_rope_qk_bf16.c (one library per bug), rope_attn_twice.cpp.
+#include <ostream>
 #include <string>
 
 #include "e2e.hpp"
@@ -93,6 +94,69 @@ TEST(Console, KeyHeadsLoopedWithTheQueryCountFails) {
   const Console c = verify("user_kv_heads", {});
   EXPECT_EQ(c.exit_code, 1) << c.out;
   expect_has(c, "fail ");
+}
+
+// The hints of the v1 RoPE, ALiBi and T5 oracle failures (src/verify/checks/hints_rope.hpp,
+// hints_bias.hpp): each buggy example's console block names its bug; a kernel failing for another
+// reason gets no hint of that family. --no-regressions: the random search and the shrinker find
+// the case (the shipped vectors are replayed separately below).
+struct HintCase {
+  const char* lib;
+  const char* only;
+  const char* hint;  // nullptr: no hint line at all
+};
+
+// Names the parameter in test listings (instead of its bytes).
+void PrintTo(const HintCase& h, std::ostream* os) { *os << h.lib; }
+
+class ConsoleHints : public ::testing::TestWithParam<HintCase> {};
+
+TEST_P(ConsoleHints, FailureBlockNamesItsCauseOrNone) {
+  const HintCase& h = GetParam();
+  const Console c = verify(h.lib, {"--no-regressions", "--only", h.only});
+  EXPECT_EQ(c.exit_code, 1) << c.out;
+  if (h.hint) {  // on a hint line
+    bool found = false;
+    for (std::size_t b = 0, e; b < c.out.size(); b = e + 1) {
+      e = c.out.find('\n', b);
+      if (e == std::string::npos) e = c.out.size();
+      const std::string line = c.out.substr(b, e - b);
+      found = found || (line.find("hint: ") != std::string::npos && line.find(h.hint) != std::string::npos);
+    }
+    EXPECT_TRUE(found) << h.hint << "\n" << c.out;
+  } else {
+    EXPECT_EQ(c.out.find("hint: "), std::string::npos) << c.out;
+  }
+}
+
+const HintCase kHintCases[] = {
+    {"rope_layout_swap", "rope.oracle", "y equals the rotation with the NeoX pairing (lanes i, i + rotary_dim/2); the call asks for GPT-J"},
+    {"rope_bf16_angle", "rope.oracle", "token 0's output equals the rotation at position 256 instead of 257 (257 rounded to bf16"},
+    {"rope_fp16_angle", "rope.oracle", "token 0's output equals the rotation at position 2048 instead of 2049 (2049 rounded to bf16, 2049 rounded to fp16"},
+    {"cat_int16_pos", "rope.oracle", "token 0's output equals the rotation at position -32768 instead of 32768 (32768 wrapped to int16)"},
+    {"cat_pos_plus_one", "rope.oracle", "token 0's output equals the rotation at position 1 instead of 0 (0 + 1)"},
+    {"rope_partial_drop", "rope.passthrough", "every lane past rotary_dim="},
+    {"alibi_pow2_slopes", "alibi.oracle", "the bias equals -2^(-8(h+1)/n_heads) |q - k| for every head"},
+    {"t5_sign", "t5.oracle", "every element is the table entry of the bucket of q_pos - k_pos: the relative position is negated"},
+    {"rope_cache_token_index", "rope_cached.bf16.oracle", "the kernel indexes the cache by the token, not by its position"},
+    {"rope_cache_bf16_cos", "rope_cached.oracle", "the outputs equal the rotation with the cache's cos/sin rounded to bf16 first"},
+    // Negatives: wrong for another reason (a wrong frequency exponent, NaN where the causal mask
+    // belongs, the table rounded to fp16, a pass-through copied from the wrong lane, strided views
+// read as dense).
+    {"cat_wrong_exponent", "rope.oracle", nullptr},
+    {"alibi_nan_mask", "alibi.oracle", nullptr},
+    {"t5_fp16_scale", "t5.oracle", nullptr},
+    {"rope_pair_copy", "rope.passthrough", nullptr},
+    {"rope_stride_ignored", "rope_cached.bf16.oracle", nullptr},  // views read as dense
+};
+INSTANTIATE_TEST_SUITE_P(Examples, ConsoleHints, ::testing::ValuesIn(kHintCases),
+                         [](const ::testing::TestParamInfo<HintCase>& i) { return std::string(i.param.lib); });
+
+// The shipped vector of rope_fp16_angle (position 65520, fp16's infinity) is named as such.
+TEST(ConsoleHintsShipped, Fp16OverflowIsNamed) {
+  const Console c = verify("rope_fp16_angle", {"--only", "rope.oracle"});
+  EXPECT_EQ(c.exit_code, 1) << c.out;
+  expect_has(c, "which rounds to infinity in fp16 (from 65520 on): the kernel forms the angle from an fp16 position");
 }
 
 // Issue 22, "Why" item 8: each subcommand's help opens with the question it answers, and

@@ -126,7 +126,9 @@ TEST(VerifyMrope, InterleavedAxesOfQwen3Vl) {
 TEST(VerifyMrope, WrongAxisForASectionFailsTheOracleWithAWitness) {
   const auto r = run_m(QkBug::MropeWrongAxis, vt::options({"mrope.oracle", "mrope.bf16.oracle", "mrope.shift"}));
   const auto& ce = fail_of(r, "mrope.oracle", "ABI-MROPE-2");
+  EXPECT_TRUE(has_note(ce, "hint: the kernel's value is the rotation at the")) << ce.message;
   EXPECT_TRUE(has_note(ce, "rotated by the wrong axis")) << ce.message;
+  EXPECT_FALSE(has_note(ce, "layout; the call asks for")) << ce.message;  // no layout hint for an axis bug
   for (const auto& a : ce.args) {
     if (a.name == "n_tokens") {
       EXPECT_EQ(std::get<std::int64_t>(a.value), 1);
@@ -144,6 +146,7 @@ TEST(VerifyMrope, TextPositionsForImageTokensFailTheOracle) {
   const auto r = run_m(QkBug::MropeTextPositions, vt::options({"mrope.oracle", "mrope.f16.oracle", "mrope.shift"}));
   const auto& ce = fail_of(r, "mrope.oracle", "ABI-MROPE-2");
   EXPECT_TRUE(has_note(ce, "rotation at the t position")) << ce.message;
+  EXPECT_FALSE(has_note(ce, "layout; the call asks for")) << ce.message;
   fail_of(r, "mrope.f16.oracle", "ABI-MROPE-2");
   EXPECT_EQ(vt::check(r, "mrope.shift").status, CheckStatus::Pass);
 }
@@ -156,6 +159,9 @@ TEST(VerifyMrope, InterleavedCallRotatedAsSectionedFails) {
   for (const auto& a : ce.args)
     if (a.name == "mrope_layout") interleaved = std::get<std::string>(a.value) == "interleaved";
   EXPECT_TRUE(interleaved);
+  // The hint names the layout mix-up (and no wrong axis: every pair is some axis's rotation).
+  EXPECT_TRUE(has_note(ce, "hint: q_out and k_out equal the rotation with the sectioned layout; the call asks for "
+                           "interleaved")) << ce.message;
 }
 
 // Clause: ABI-MROPE-3

@@ -9,6 +9,7 @@
 #include "oracle/budget.hpp"
 #include "oracle/oracle.hpp"
 #include "verify/checks/check_batch.hpp"
+#include "verify/checks/hints_bias.hpp"
 
 namespace pecheck::verifier {
 
@@ -271,6 +272,9 @@ std::optional<Failure> eval_alibi_oracle(Ctx& ctx, const AlibiCase& c) {
   }
   f.notes.push_back("expected includes the initial score; the bias alone is " + report::format_real(
                                                                                    ref[w.index] - c.scores[w.index]));
+  if (!ctx.softmax()) {
+    for (auto& h : hints::alibi_hints(c, r, ref, w.index)) f.notes.push_back(std::move(h));
+  }
   return f;
 }
 
@@ -405,6 +409,7 @@ std::optional<Failure> eval_t5_oracle(Ctx& ctx, const T5Case& c) {
                     (tb.ambiguous ? " (or " + std::to_string(tb.alternative) + ", ambiguous)" : "") + ", but the kernel wrote " +
                     (gb >= 0 ? "the value of bucket " + std::to_string(gb) : "a value that is not in the table column");
         if (tb.ambiguous) f.notes.push_back("this offset is on an ambiguous boundary: both neighbouring buckets are accepted");
+        for (auto& hint : hints::t5_hints(c, r)) f.notes.push_back(std::move(hint));
         return f;
       }
     }

@@ -133,6 +133,40 @@ std::optional<Failure> eval_oracle(Ctx& ctx, Fn fn, const MropeCase& c) {
                      (c.mrope_layout == PEC_MROPE_INTERLEAVED ? "interleaved" : "sectioned") +
                      " mrope_section {" + std::to_string(c.section[0]) + ", " +
                      std::to_string(c.section[1]) + ", " + std::to_string(c.section[2]) + "}");
+  {  // hint: q_out and k_out equal the rotation with the other layout (interleaved / sectioned)
+    MropeCase other = c;
+    other.mrope_layout = c.mrope_layout == PEC_MROPE_INTERLEAVED ? PEC_MROPE_SECTIONED : PEC_MROPE_INTERLEAVED;
+    const double u = oracle::format_info(fmt(c.storage)).unit_roundoff;
+    bool all = true, informative = false;
+    for (int which = 0; which < 2 && all; ++which) {
+      const std::vector<float>& x = which == 0 ? c.q : c.k;
+      const std::int64_t H = which == 0 ? c.n_q_heads : c.n_kv_heads;
+      const std::vector<double> alt = exact_mrope(other, x, H);
+      if (worst->output == (which == 0 ? "q_out" : "k_out") && worst->flat_index >= 0 &&
+          static_cast<std::size_t>(worst->flat_index) < alt.size()) {  // the assumption explains the failing element
+        const double a = alt[static_cast<std::size_t>(worst->flat_index)];
+        informative = std::fabs(a - worst->expected) > 1e-3 * (std::fabs(a) + std::fabs(worst->expected));
+      }
+      const auto& out = r.outs[static_cast<std::size_t>(which)].values;
+      for (std::int64_t b = 0; b < c.n_tokens * H && all; ++b) {
+        double m = 0;
+        for (std::int64_t l = 0; l < R; ++l) m = std::max(m, std::fabs(static_cast<double>(x[static_cast<std::size_t>(b * D + l)])));
+        const double tol = 16 * u * m * std::max(1.0, std::fabs(c.attn_factor)) + 1e-30;
+        for (std::int64_t l = 0; l < R && all; ++l) {
+          const std::size_t i = static_cast<std::size_t>(b * D + l);
+          all = i < out.size() && std::isfinite(out[i]) && std::fabs(out[i] - alt[i]) <= tol;
+        }
+      }
+    }
+    if (all && informative) {
+      const bool inter = c.mrope_layout == PEC_MROPE_INTERLEAVED;
+      fl.notes.push_back(std::string("hint: q_out and k_out equal the rotation with the ") +
+                         (inter ? "sectioned" : "interleaved") + " layout; the call asks for " +
+                         (inter ? "interleaved (mrope_layout=interleaved, Qwen3-VL)" : "sectioned (mrope_layout=sectioned)") +
+                         ": the kernel's layout test is inverted or ignored");
+      return fl;
+    }
+  }
   for (int a = 0; a < 3; ++a) {  // the value the kernel gave, against the rotation at other axes
     if (a == worst_axis || t < 0 || t >= c.n_tokens) continue;
     if (mrope_position(c, a, t) == mrope_position(c, worst_axis, t)) continue;
@@ -145,7 +179,7 @@ std::optional<Failure> eval_oracle(Ctx& ctx, Fn fn, const MropeCase& c) {
     const std::vector<double> alt = exact_mrope(one, q ? c.q : c.k, q ? c.n_q_heads : c.n_kv_heads);
     const double v = alt[static_cast<std::size_t>(worst->flat_index)];
     if (std::fabs(v - worst->actual) <= 1e-3 * (std::fabs(v) + 1e-30) + 1e-30) {
-      fl.notes.push_back(std::string("the kernel's value is the rotation at the ") + kAxisName[a] +
+      fl.notes.push_back(std::string("hint: the kernel's value is the rotation at the ") + kAxisName[a] +
                          " position " + std::to_string(mrope_position(c, a, t)) +
                          ": this pair was rotated by the wrong axis (" + kAxisName[a] +
                          " instead of " + kAxisName[worst_axis] + ")");

@@ -9,6 +9,7 @@
 #include "oracle/budget.hpp"
 #include "oracle/oracle.hpp"
 #include "verify/checks/check_batch.hpp"
+#include "verify/checks/hints_rope.hpp"
 
 namespace pecheck::verifier {
 
@@ -124,6 +125,7 @@ std::optional<Failure> eval_oracle(Ctx& ctx, const RopeCase& c) {
     fl.message = "y" + std::string(" is ") + report::format_real(we.actual) + " where " + std::string("the exact rotation") +
                  " is exactly 0: any nonzero value is wrong";
   }
+  for (auto& h : hints::rope_oracle_hints(c, r, worst / (c.n_heads * c.head_dim))) fl.notes.push_back(std::move(h));
   return fl;
 }
 
@@ -143,6 +145,7 @@ std::optional<Failure> eval_passthrough(Ctx& ctx, const RopeCase& c) {
           f.worst->expected = c.x[idx];
           f.worst->actual = r.out[idx];
           f.worst->abs_error = std::fabs(f.worst->actual - f.worst->expected);
+          f.notes = hints::rope_passthrough_hints(c, r, t);
           return f;
         }
         ctx.observe(c.positions[static_cast<std::size_t>(t)], 0, 0);

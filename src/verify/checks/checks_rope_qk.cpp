@@ -17,6 +17,7 @@
 #include "verify/checks/check_batch.hpp"
 #include "verify/checks/checks_qk_impl.hpp"
 #include "verify/checks/checks_qk_shift.hpp"
+#include "verify/checks/hints_cached.hpp"
 #include "verify/checks/hints_qk.hpp"
 #include "verify/corpus/corpus.hpp"
 
@@ -177,6 +178,11 @@ std::optional<Failure> eval_oracle(Ctx& ctx, Fn fn, const Case& c) {
   if constexpr (!cached) {
     const std::int64_t token = worst->index.empty() ? -1 : worst->index[0];
     for (auto& h : qk_hints(c, r, token, exact_rotation)) fl.notes.push_back(std::move(h));
+  } else {
+    const std::int64_t token = worst->index.empty() ? -1 : worst->index[0];
+    const auto ex = [](const RopeCachedCase& v, const std::vector<float>& x, std::int64_t H,
+                       const std::vector<std::int64_t>& pos) { return exact_cached(v, x, H, pos, nullptr); };
+    for (auto& h : cached_hints(c, r, token, ex)) fl.notes.push_back(std::move(h));
   }
   if (cached && nan_seen) {
     fl.notes.push_back(
