@@ -51,21 +51,34 @@ bool write_full(int fd, const void* buf, std::size_t n) {
   return true;
 }
 
-bool send_with_fd(int sock, const void* buf, std::size_t n, int fd) {
-  iovec iov{const_cast<void*>(buf), n};
+namespace {
+
+// One message of n bytes with room for one attached descriptor (SCM_RIGHTS).
+struct FdMessage {
+  iovec iov;
   alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))] = {};
   msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = ctl;
-  msg.msg_controllen = sizeof ctl;
-  cmsghdr* c = CMSG_FIRSTHDR(&msg);
+  FdMessage(void* buf, std::size_t n) : iov{buf, n} {
+    msg.msg_iov = &iov;
+    msg.msg_iovlen = 1;
+    msg.msg_control = ctl;
+    msg.msg_controllen = sizeof ctl;
+  }
+  FdMessage(const FdMessage&) = delete;
+  FdMessage& operator=(const FdMessage&) = delete;
+};
+
+}  // namespace
+
+bool send_with_fd(int sock, const void* buf, std::size_t n, int fd) {
+  FdMessage m(const_cast<void*>(buf), n);
+  cmsghdr* c = CMSG_FIRSTHDR(&m.msg);
   c->cmsg_level = SOL_SOCKET;
   c->cmsg_type = SCM_RIGHTS;
   c->cmsg_len = CMSG_LEN(sizeof(int));
   std::memcpy(CMSG_DATA(c), &fd, sizeof(int));
   for (;;) {
-    const ssize_t k = sendmsg(sock, &msg, MSG_NOSIGNAL);
+    const ssize_t k = sendmsg(sock, &m.msg, MSG_NOSIGNAL);
     if (k == static_cast<ssize_t>(n)) return true;
     if (k < 0 && errno == EINTR) continue;
     return false;
@@ -74,19 +87,13 @@ bool send_with_fd(int sock, const void* buf, std::size_t n, int fd) {
 
 bool recv_with_fd(int sock, void* buf, std::size_t n, int* fd) {
   *fd = -1;
-  iovec iov{buf, n};
-  alignas(cmsghdr) char ctl[CMSG_SPACE(sizeof(int))] = {};
-  msghdr msg{};
-  msg.msg_iov = &iov;
-  msg.msg_iovlen = 1;
-  msg.msg_control = ctl;
-  msg.msg_controllen = sizeof ctl;
+  FdMessage m(buf, n);
   ssize_t k;
   do {
-    k = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+    k = recvmsg(sock, &m.msg, MSG_CMSG_CLOEXEC);
   } while (k < 0 && errno == EINTR);
   if (k != static_cast<ssize_t>(n)) return false;
-  for (cmsghdr* c = CMSG_FIRSTHDR(&msg); c; c = CMSG_NXTHDR(&msg, c)) {
+  for (cmsghdr* c = CMSG_FIRSTHDR(&m.msg); c; c = CMSG_NXTHDR(&m.msg, c)) {
     if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) std::memcpy(fd, CMSG_DATA(c), sizeof(int));
   }
   return true;
