@@ -63,6 +63,7 @@ std::string inputs_text(const std::vector<Tensor>& inputs) {
     const std::size_t n = t.values.size(), shown = std::min<std::size_t>(n, 16);
     for (std::size_t i = 0; i < shown; ++i) v += (i ? ", " : "") + fmt::format("{:.6g}", static_cast<double>(t.values[i]));
     if (n > shown) v += fmt::format(", ... ({} values)", n);
+    if (t.omitted > 0) v = fmt::format("{} values, not listed in the report", t.omitted);
     s += (s.empty() ? "" : "; ") + t.name + "=[" + v + "]";
   }
   return s;

@@ -73,12 +73,16 @@ void counterexample_html(std::string& o, const Counterexample& cx) {
   }
   if (!other.empty()) o += "<ul>" + other + "</ul>\n";
   bool long_inputs = false;
-  for (const auto& t : cx.inputs) long_inputs = long_inputs || !t.values.empty();
+  for (const auto& t : cx.inputs) long_inputs = long_inputs || !t.values.empty() || !t.listed();
   if (long_inputs) {  // every value, decimal and hex: bit-exact replay by hand
     o += "<details><summary>inputs in full (index, decimal, hex)</summary>\n";
     for (const auto& t : cx.inputs) {
       std::string dims;
       for (auto d : t.shape) dims += fmt::format("[{}]", d);
+      if (!t.listed()) {
+        o += fmt::format("<p><code>{}</code>{}: {}</p>\n", esc(t.name), dims, esc(t.omitted_note()));
+        continue;
+      }
       o += fmt::format("<p><code>{}</code>{}</p><pre>", esc(t.name), dims);
       for (std::size_t i = 0; i < t.values.size(); ++i) {
         o += fmt::format("{:>6}  {:>16}  {}\n", i, esc(format_real(t.values[i])), esc(format_hex(t.values[i])));

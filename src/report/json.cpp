@@ -74,6 +74,11 @@ ojson tensor_json(const Tensor& t) {
   ojson o;
   o["name"] = t.name;
   o["shape"] = t.shape;
+  if (!t.listed()) {  // a production-size witness: its shape and count, no values
+    o["values_omitted"] = t.count();
+    o["note"] = t.omitted_note();
+    return o;
+  }
   ojson dec = ojson::array(), hex = ojson::array();
   for (float v : t.values) {
     dec.push_back(json_real(v));
@@ -98,8 +103,10 @@ Tensor tensor_from_json(const ojson& j) {
         t.values.push_back(std::strtof(s.c_str(), nullptr));
       }
     }
-  } else {
+  } else if (j.contains("values")) {
     for (const auto& v : j.at("values")) t.values.push_back(static_cast<float>(real_from_json(v)));
+  } else if (j.contains("values_omitted")) {  // a tensor the report does not list (Tensor::kMaxListed)
+    t.omitted = j.at("values_omitted").get<std::size_t>();
   }
   return t;
 }

@@ -54,6 +54,10 @@ void counterexample_md(std::string& o, const CheckResult& c, const Counterexampl
   for (const auto& t : cx.inputs) {
     std::vector<std::string> dims;
     for (auto d : t.shape) dims.push_back(std::to_string(d));
+    if (!t.listed()) {
+      o += fmt::format("Input `{}` [{}]: {}\n\n", markdown_cell(t.name), join(dims, "]["), t.omitted_note());
+      continue;
+    }
     o += fmt::format("Input `{}` [{}] (decimal, hex):\n\n```\n", markdown_cell(t.name), join(dims, "]["));
     for (std::size_t i = 0; i < t.values.size(); ++i) {
       o += fmt::format("{:>6}  {:>16}  {}\n", i, format_real(t.values[i]), format_hex(t.values[i]));

@@ -146,6 +146,11 @@ std::string format_hex(double v) {
 
 std::string format_hex(float v) { return format_hex(static_cast<double>(v)); }
 
+std::string Tensor::omitted_note() const {
+  return name + ": " + std::to_string(count()) + " values, not listed (over " + std::to_string(kMaxListed) +
+         " per tensor); the reproduce line regenerates them (same seed, same case)";
+}
+
 std::string format_arg(const ArgValue& v) {
   struct Visit {
     std::string operator()(std::monostate) const { return "null"; }

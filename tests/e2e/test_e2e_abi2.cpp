@@ -103,6 +103,34 @@ TEST(FieldV2Kernel, HfBf16ArithmeticFailsTheReferenceClass) {
   EXPECT_TRUE(qk2) << failing_summary(r.report);
 }
 
+// Clause: ABI-CACHE-2
+// Issue 20 finding 12 (vllm#51049): a vLLM-style cached rotation whose multi-head path, taken
+// from 10,240 token-heads on, corrupts heads 1..3 of each group of four. The default run fails it
+// in rope_cached.large only (every check of ordinary size passes), with a witness above the gate;
+// report.json describes the production-size tensors by shape (it stays small).
+TEST(BuggyV2Kernel, SizeGatedPathFailsTheProductionSizeCheckByDefault) {
+  TempDir tmp;
+  auto r = run_verify(example_lib("rope_cached_size_gated"), tmp, {"--seed", "7", "--no-regressions", "--budget-seconds", "0"});
+  EXPECT_EQ(r.proc.exit_code, 1) << r.proc.out << r.proc.err;
+  expect_reports_well_formed(r, "fail");
+  if (r.report.is_null()) return;
+  std::vector<std::string> failing;
+  const ojson* large = nullptr;
+  for (const auto& c : r.report.at("checks")) {
+    if (c.at("status") == "pass" || c.at("status") == "skipped") continue;
+    failing.push_back(c.at("name"));
+    if (c.at("name") == "rope_cached.large") large = &c;
+  }
+  EXPECT_EQ(failing, std::vector<std::string>{"rope_cached.large"}) << failing_summary(r.report);
+  ASSERT_NE(large, nullptr);
+  const auto& cx = large->at("counterexample");
+  EXPECT_EQ(cx.at("clause"), "ABI-CACHE-2");
+  EXPECT_GE(cx.at("args").at("n_tokens").get<long long>() * cx.at("args").at("n_q_heads").get<long long>(), 10240)
+      << cx.at("args").dump();
+  EXPECT_GE(cx.at("worst").at("index").at(1).get<long long>() % 4, 1) << cx.at("worst").dump();
+  EXPECT_LT(std::filesystem::file_size(r.dir + "/report.json"), 4u << 20);
+}
+
 // ---- Buggy kernels: exit 1 with a counterexample for their clause -----------------------------
 
 struct Bug {

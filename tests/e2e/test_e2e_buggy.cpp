@@ -96,6 +96,13 @@ const Bug kBugs[] = {
      [](const ojson& cx) { EXPECT_LT(cx.at("args").at("d_model").get<long long>(), 8) << cx.dump(); }},
     // Clause: ABI-GEN-6
     {"sinusoidal_nondeterministic", "table", "ABI-GEN-6", nullptr},
+    // Clause: ABI-GEN-6 — transformers #25306: frequencies kept across calls. Every isolated call
+    // is right; the .stateless sequence is not.
+    {"rope_ntk_cache_kept", "rope", "ABI-GEN-6",
+     [](const ojson& cx) {
+       EXPECT_EQ(cx.at("kind"), "stateful") << cx.dump();
+       EXPECT_GE(cx.at("args").at("rotary_dim").get<long long>(), 4) << cx.dump();
+     }},
 };
 
 std::vector<Bug> group_bugs() {

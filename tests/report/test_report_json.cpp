@@ -14,6 +14,34 @@ namespace {
 
 using nlohmann::json;
 
+// A production-size witness (the .large checks) is described by its shape in the report files:
+// listing 10^5 values twice (counterexample and worst case) made report.json tens of MB.
+TEST(ReportFiles, ListAtMostTheCapOfValuesPerTensor) {
+  auto r = testing::nasty_result();
+  auto& cx = *r.checks.at(1).counterexample;
+  Tensor big{"q", {1000, 100}, std::vector<float>(100000, 0.25f)};
+  ASSERT_FALSE(big.listed());
+  cx.inputs.push_back(big);
+  const std::string json = render_json(r), md = render_markdown(r), html = render_html(r);
+  EXPECT_NE(json.find("\"values_omitted\": 100000"), std::string::npos);
+  EXPECT_LT(json.size(), 100000u);  // not one entry per value
+  for (const std::string* s : {&md, &html}) {
+    EXPECT_NE(s->find("q: 100000 values, not listed (over 65536 per tensor)"), std::string::npos);
+    EXPECT_LT(s->size(), 200000u);
+  }
+  // Read back, the tensor keeps its name and shape and has no values.
+  const auto back = verify_result_from_json(nlohmann::ordered_json::parse(json));
+  const auto& t = back.checks.at(1).counterexample->inputs.back();
+  EXPECT_EQ(t.name, "q");
+  EXPECT_EQ(t.shape, (std::vector<std::int64_t>{1000, 100}));
+  EXPECT_TRUE(t.values.empty());
+  EXPECT_EQ(t.omitted, 100000u);  // and writes as it was read (parallel lanes pass results as JSON)
+  EXPECT_EQ(render_json(back), json);
+  // At the cap, every value is listed.
+  Tensor edge{"k", {Tensor::kMaxListed}, std::vector<float>(Tensor::kMaxListed, 0.5f)};
+  EXPECT_TRUE(edge.listed());
+}
+
 TEST(ReportStatus, UndecidedAndErrorAreNeverPass) {
   VerifyResult r = testing::passing_result();
   EXPECT_TRUE(r.passed());

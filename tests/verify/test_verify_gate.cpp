@@ -147,4 +147,50 @@ TEST(VerifyGate, SoftmaxShiftFailureShowsDifferentExpectedAndActual) {
   EXPECT_GT(c.counterexample->worst->abs_error, 0);
 }
 
+// Clause: ABI-GEN-6
+// Finding 14 (transformers #25306): a kernel that keeps its frequencies across calls, keyed on
+// the longest position seen but not on theta_base, is right on every isolated call; the
+// .stateless check's sequence (the call, a longer call with another base, another call, the
+// call again) in one worker shows it, and the counterexample names the sequence. The correct
+// kernel passes the same sequence.
+TEST(VerifyGate, StateKeptBetweenCallsFailsTheStatelessCheckWithItsCallSequence) {
+  const auto r = vt::run_with(Bug::BaseCacheKept, vt::options({"rope.stateless", "rope.oracle"}, 1.0));
+  // The oracle's cases run one after another in a worker, so the kept state shows there too; the
+  // failing call, made again first in a fresh worker, passes: the failure is reported as
+  // history-dependent (ABI-GEN-6), not as a wrong formula of the kernel.
+  const auto& o = vt::check(r, "rope.oracle");
+  ASSERT_EQ(o.status, CheckStatus::Fail);
+  EXPECT_EQ(o.counterexample->clause, "ABI-GEN-6");
+  EXPECT_EQ(o.counterexample->kind, "stateful");
+  EXPECT_TRUE(has(o.counterexample->message, "made first in a fresh worker process passes")) << o.counterexample->message;
+  EXPECT_TRUE(any_note(*o.counterexample, "as first judged: ABI-ROPE-2"));
+  const auto& c = vt::check(r, "rope.stateless");
+  ASSERT_EQ(c.status, CheckStatus::Fail);
+  const auto& cx = *c.counterexample;
+  EXPECT_EQ(cx.clause, "ABI-GEN-6");
+  EXPECT_EQ(cx.kind, "stateful");
+  EXPECT_TRUE(any_note(cx, "call sequence in one worker process")) << cx.message;
+  EXPECT_GE(vt::int_arg(cx, "rotary_dim"), 4);  // pair 0's frequency does not depend on the base
+  expect_all_pass(vt::run_with(Bug::None, vt::options({"rope.stateless"}, 1.0)));
+}
+
+// Clause: ABI-ROPE-2
+// Finding 12 (vllm#51049): a kernel whose multi-head path, taken from 10,240 token-heads on,
+// rotates heads 1..3 of every group of four from the group's first head passes every check of
+// ordinary size and fails rope.large, whose witness stays above the gate (shrinking stops where
+// the failure does); the correct kernel passes rope.large.
+TEST(VerifyGate, SizeGatedPathFailsTheProductionSizeCheck) {
+  const auto r = vt::run_with(Bug::SizeGatedHeads, vt::options({"rope.large", "rope.oracle"}, 1.0));
+  EXPECT_EQ(vt::check(r, "rope.oracle").status, CheckStatus::Pass);
+  const auto& c = vt::check(r, "rope.large");
+  ASSERT_EQ(c.status, CheckStatus::Fail);
+  const auto& cx = *c.counterexample;
+  EXPECT_EQ(cx.clause, "ABI-ROPE-2");
+  EXPECT_GE(vt::int_arg(cx, "n_tokens") * vt::int_arg(cx, "n_heads"), 10240);
+  ASSERT_TRUE(cx.worst.has_value());
+  EXPECT_GE(cx.worst->index.at(1) % 4, 1) << "the wrong heads are 1..3 of a group of four";
+  expect_all_pass(vt::run_with(Bug::None, vt::options({"rope.large"}, 1.0)));
+}
+
 }  // namespace
+

@@ -65,8 +65,13 @@ struct CheckDef {
   // Shrinking evaluations at most (0: check_impl.hpp's default); production-size checks, whose
   // every evaluation is a large call and its oracle, shrink only a few steps.
   std::int64_t max_shrink_evals = 0;
+  // Shrinking candidates of a case (empty: shrink_candidates, gen/cases.hpp).
+  std::function<std::vector<Case>(const Case&)> candidates = {};
 };
 inline constexpr int kNoGuards = 0, kSomeGuarded = 1, kAllGuarded = 2;
+// Shrinking evaluations of the production-size (.large) checks: each is a call of 10^5 elements
+// and its oracle; a size-gated failure stops shrinking where the size falls below its gate.
+inline constexpr std::int64_t kLargeShrinkEvals = 16;
 
 // The placement bits of the guard pages of case `index` under CheckDef::guards.
 inline std::int32_t guard_placement(int guards, std::int64_t index, std::int32_t placement) {

@@ -6,6 +6,7 @@
 #include <string>
 
 #include "verify/checks/check.hpp"
+#include "verify/checks/check_stateless.hpp"
 #include "verify/corpus/corpus_cases.hpp"
 
 namespace pecheck::verifier {
@@ -49,14 +50,28 @@ template <class Case>
 std::int64_t shrink(Ctx& ctx, const CheckDef<Case>& def, Case& best, Failure& fail, bool* cut, bool* nondet) {
   const double limit = ctx.ex.config().call_timeout_s;
   if (fail.kind != "hang") {
-    *nondet = fail.kind == "nondeterministic";
+    *nondet = fail.kind == "nondeterministic" || fail.kind == "stateful";
     if (!*nondet && !ctx.ex.past_cap()) {
+      // The same call again, first in a fresh worker process: a failure that needed the calls
+      // made before it in its worker (a cache kept between calls) does not repeat there.
+      ctx.ex.recycle();
       const bool was = ctx.record;
       ctx.record = false;
       auto again = def.evaluate(ctx, best);
       ctx.record = was;
       *nondet = !(again && same_failure_class(again->kind, fail.kind) && again->clause == fail.clause) &&
                 !(again && again->kind == "cut");
+      if (*nondet && fail.clause != "ABI-GEN-6") {
+        fail.notes.insert(fail.notes.begin(),
+                          "as first judged: " + fail.clause + " (" + fail.kind + "): " + fail.message);
+        fail.message += "; the same call made first in a fresh worker process " +
+                        std::string(again ? "fails otherwise (" + again->kind + ")" : "passes") +
+                        ": its result depends on the calls made before it in the process";
+        fail.notes.push_back("the kernel keeps state between calls (a cache keyed on part of its arguments) or is "
+                             "nondeterministic (ABI-GEN-6); the .stateless and .determinism checks isolate each");
+        fail.clause = "ABI-GEN-6";
+        fail.kind = "stateful";
+      }
     }
     // A stateful failure costs a fresh worker and four calls per candidate: a tenth of the budget.
     std::int64_t evals = def.max_shrink_evals > 0 ? def.max_shrink_evals : kMaxShrinkEvals;
@@ -94,7 +109,7 @@ std::int64_t shrink_greedy(Ctx& ctx, const CheckDef<Case>& def, Case& best, Fail
   ctx.record = false;
   for (bool improved = true; improved;) {
     improved = false;
-    for (auto& cand : shrink_candidates(best)) {
+    for (auto& cand : def.candidates ? def.candidates(best) : shrink_candidates(best)) {
       if (evals >= max_evals) break;
       if (ctx.ex.past_cap()) {
         *cut = true;
@@ -188,6 +203,7 @@ AnyCheck make_check(CheckDef<Case> def) {
         break;
       }
       Rng r = Rng::for_case(o.seed, def.name, static_cast<std::uint64_t>(i));
+      gp.case_index = i;
       Case c = def.generate(r, gp);
       c.storage = gp.storage;  // inputs are values of the function's format (ABI-STORE-1)
       if (def.valid_cases && ctx.domain) constrain(*ctx.domain, c, r);  // may read the storage type
@@ -228,8 +244,11 @@ AnyCheck make_check(CheckDef<Case> def) {
                                        "at one of the edges it sits on: " + e);
       }
       if (nondet) {
-        cx.notes.push_back("nondeterministic: the failure does not repeat on every run of the same call, so shrinking "
-                           "stopped after at most " + std::to_string(detail::kNondeterministicEvals) +
+        cx.notes.push_back(std::string(cx.kind == "stateful" ? "history-dependent: the failure needs the calls made before "
+                                                                 "it in its worker process"
+                                                               : "nondeterministic: the failure does not repeat on every "
+                                                                 "run of the same call") +
+                           ", so shrinking stopped after at most " + std::to_string(detail::kNondeterministicEvals) +
                            " attempts (a smaller case may fail too)");
       }
       cx.reproduce = detail::reproduce_line(o, def.name);
@@ -422,9 +441,7 @@ void add_generic_checks(std::vector<AnyCheck>& out, Fn fn, const std::string& do
          }
          return std::nullopt;
        }}));
-  // The statelessness check (check_stateless.hpp, issue 20 finding 14) is not registered yet: it
-  // did not catch its stand-in kernel (tests/verify/test_kernels.cpp Bug::BaseCacheKept) in the
-  // time this change had; see docs/gate-checks.md.
+  out.push_back(make_check<Case>(make_stateless_check<Case>(fn, gen)));  // check_stateless.hpp
 }
 
 }  // namespace pecheck::verifier

@@ -278,6 +278,13 @@ Case with_shift(Rng& r, Case c, std::int64_t limit) {
   return c;
 }
 
+// The production-size generator of a view family.
+template <class Case>
+std::function<Case(Rng&, const GenParams&)> large_gen() {
+  if constexpr (std::is_same_v<Case, RopeCachedCase>) return gen_rope_cached_large;
+  else return gen_rope_qk_large;
+}
+
 template <class Case>
 void add_view_family(std::vector<AnyCheck>& out, Fn fn,
                      std::function<Case(Rng&, const GenParams&)> gen,
@@ -311,6 +318,17 @@ void add_view_family(std::vector<AnyCheck>& out, Fn fn,
          return c;
        },
        bind(eval_passthrough<Case>)}));
+  {  // production-size calls (issue 20 finding 12)
+    CheckDef<Case> large{p + ".large", values,
+                         "production-size calls (10,240+ query token-heads, or long prefill chunks of 64 or 128 "
+                         "lanes" + std::string(cached ? " with a long cache" : "") +
+                             ") agree with the oracle within the class: kernels switch code paths by size "
+                             "(vllm#51049)",
+                         fn, 2, large_gen<Case>(), bind(eval_oracle<Case>)};
+    large.max_shrink_evals = kLargeShrinkEvals;
+    large.candidates = [](const Case& c) { return shrink_candidates_large(c); };
+    out.push_back(make_check<Case>(std::move(large)));
+  }
   out.push_back(make_check<Case>(
       {p + ".inplace", "ABI-QK-4",
        "q_out == q and/or k_out == k (equal strides) give the same bits as separate buffers", fn,

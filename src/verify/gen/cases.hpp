@@ -78,6 +78,7 @@ struct LearnedCase : CaseCommon {
 struct GenParams {
   std::int64_t max_position = 131072;  // largest position generated (inclusive)
   Storage storage = Storage::F32;      // the function's storage format (fit_storage after generation)
+  std::int64_t case_index = 0;         // the case's index in its check (the .large generators alternate kinds)
 };
 
 // Rounds every tensor of the case (x, k, scores, table) to values of c.storage (nearest even;
@@ -91,6 +92,12 @@ void fit_storage(LearnedCase& c);
 
 // Valid cases, biased toward where bugs live (see each generator's comment).
 RopeCase gen_rope(Rng& r, const GenParams& p);
+// Production-size valid RoPE cases (the .large checks, issue 20 finding 12): kernels switch code
+// paths by size (vLLM's multi-head-per-warp RoPE kernel from 10,240 token-heads on, vllm#51049),
+// while the value checks' cases stay under 16,384 elements. Even case indices: many token-heads
+// (10,240 to 16,384) of a short head (head_dim 4 to 16); odd ones: a long prefill chunk (128 to
+// 1,024 tokens) of a production head (64 or 128 lanes). 32k to 262k elements.
+RopeCase gen_rope_large(Rng& r, const GenParams& p);
 AlibiCase gen_alibi(Rng& r, const GenParams& p);
 T5Case gen_t5(Rng& r, const GenParams& p);
 SinusoidalCase gen_sinusoidal(Rng& r, const GenParams& p);
@@ -153,6 +160,10 @@ std::vector<std::string> valid_edges(const LearnedCase& c);
 // Smaller variants of a case, simplest first (fewer tokens and heads, smaller dimensions,
 // smaller positions, simpler values). Deterministic.
 std::vector<RopeCase> shrink_candidates(const RopeCase& c);
+// A production-size case (the .large checks): above 16,384 elements only its halves (first or
+// second half of the tokens, of the heads), so that no candidate list holds thousands of copies
+// of 10^5 elements; at or below that, shrink_candidates.
+std::vector<RopeCase> shrink_candidates_large(const RopeCase& c);
 std::vector<AlibiCase> shrink_candidates(const AlibiCase& c);
 std::vector<T5Case> shrink_candidates(const T5Case& c);
 std::vector<SinusoidalCase> shrink_candidates(const SinusoidalCase& c);

@@ -127,6 +127,14 @@ std::vector<std::string> valid_edges(const RopeCacheCase& c);
 // Valid generators for the storage type p.storage, biased toward where bugs live (gen_qk.cpp).
 RopeQkCase gen_rope_qk(Rng& r, const GenParams& p);
 RopeCachedCase gen_rope_cached(Rng& r, const GenParams& p);
+// Production-size valid cases (the .large checks; gen_rope_large of cases.hpp): many query
+// token-heads of a short head, or a long prefill chunk of 64 or 128 lanes (a long cache).
+RopeQkCase gen_rope_qk_large(Rng& r, const GenParams& p);
+RopeCachedCase gen_rope_cached_large(Rng& r, const GenParams& p);
+// Their shrinking: halves of the tokens and of the GQA groups above 16,384 elements, then the
+// case's shrink_candidates.
+std::vector<RopeQkCase> shrink_candidates_large(const RopeQkCase& c);
+std::vector<RopeCachedCase> shrink_candidates_large(const RopeCachedCase& c);
 RopeCacheCase gen_rope_cache(Rng& r, const GenParams& p);
 MropeCase gen_mrope(Rng& r, const GenParams& p);
 // Invalid generators: one rule broken, `branch` as in reject_requirements("rope_qk" etc.).

@@ -187,6 +187,39 @@ RopeCase gen_rope(Rng& r, const GenParams& p) {
   return c;
 }
 
+RopeCase gen_rope_large(Rng& r, const GenParams& p) {
+  RopeCase c = gen_rope(r, p);  // layout, base, scale, inv_freq drawn as for any case; shape below
+  static constexpr std::int64_t kShortDims[] = {4, 6, 8, 16};
+  static constexpr std::int64_t kManyHeads[] = {8, 12, 16, 32, 40, 64};
+  std::int64_t rotary = 0;
+  if (p.case_index % 2 == 0) {  // many token-heads
+    c.head_dim = r.pick(kShortDims);
+    rotary = c.head_dim;
+    c.n_heads = r.pick(kManyHeads);
+    c.n_tokens = (r.range(10240, 16384) + c.n_heads - 1) / c.n_heads;
+  } else {  // a long prefill chunk of a production head
+    c.head_dim = r.chance(50) ? 64 : 128;
+    rotary = r.chance(75) ? c.head_dim : c.head_dim / 2;  // partial rotary (GPT-NeoX, ChatGLM)
+    c.n_heads = r.chance(50) ? 1 : 2;
+    c.n_tokens = r.range(std::int64_t{1} << 15, std::int64_t{1} << 16) / (c.n_heads * c.head_dim);
+  }
+  if (c.has_inv_freq && rotary != c.rotary_dim) {  // the table has rotary_dim / 2 entries
+    c.has_inv_freq = false;
+    c.inv_freq.clear();
+    c.note.clear();
+  }
+  c.rotary_dim = rotary;
+  if (p.case_index % 2 == 1 || r.chance(50)) {  // one prefill chunk at a random offset
+    const std::int64_t s = r.range(0, std::max<std::int64_t>(0, p.max_position - c.n_tokens + 1));
+    c.positions.resize(static_cast<std::size_t>(c.n_tokens));
+    for (std::int64_t t = 0; t < c.n_tokens; ++t) c.positions[static_cast<std::size_t>(t)] = std::min(s + t, p.max_position);
+  } else {
+    c.positions = gen_positions(r, c.n_tokens, p.max_position);
+  }
+  c.x = gen_values(r, c.n_tokens * c.n_heads * c.head_dim);
+  return c;
+}
+
 AlibiCase gen_alibi(Rng& r, const GenParams& p) {
   AlibiCase c;
   c.n_heads = gen_heads(r);

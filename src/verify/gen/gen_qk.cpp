@@ -415,4 +415,67 @@ RopeCacheCase gen_rope_cache(Rng& r, const GenParams& p) {
   return c;
 }
 
+// ---- production-size valid generators (the .large checks, issue 20 finding 12)
+// ----------------------------------------------------------------------------
+
+namespace {
+
+// Reshapes a drawn case to production size (gen_rope_large's two kinds, cases.hpp): even case
+// indices many token-heads (10,240 to 16,384 query token-heads, head_dim 4 to 16, GQA groups of
+// 1 to 8), odd ones a long prefill chunk of 64 or 128 lanes (2^15 to 2^16 elements in q and k).
+// Views keep their drawn kind and gaps (strides derive from the shape).
+template <class C>
+void large_shape(Rng& r, const GenParams& p, C& c) {
+  static constexpr std::int64_t kShortDims[] = {4, 8, 16};
+  static constexpr std::int64_t kManyHeads[] = {8, 16, 32, 64};
+  static constexpr std::int64_t kGroup[] = {1, 2, 4, 8};
+  std::int64_t rotary = 0;
+  if (p.case_index % 2 == 0) {
+    c.head_dim = r.pick(kShortDims);
+    rotary = c.head_dim;
+    c.n_q_heads = r.pick(kManyHeads);
+    c.n_kv_heads = c.n_q_heads / r.pick(kGroup);
+    c.n_tokens = (r.range(10240, 16384) + c.n_q_heads - 1) / c.n_q_heads;
+    while (c.n_tokens * (c.n_q_heads + c.n_kv_heads) * c.head_dim > (std::int64_t{1} << 18) && c.head_dim > 4) {
+      c.head_dim /= 2;  // at most 2^18 elements in q and k
+    }
+    rotary = c.head_dim;
+  } else {
+    c.head_dim = r.chance(50) ? 64 : 128;
+    rotary = r.chance(75) ? c.head_dim : c.head_dim / 2;
+    c.n_q_heads = r.chance(50) ? 1 : 2;
+    c.n_kv_heads = 1;
+    c.n_tokens = r.range(std::int64_t{1} << 15, std::int64_t{1} << 16) / ((c.n_q_heads + c.n_kv_heads) * c.head_dim);
+  }
+  if (rotary != c.rotary_dim) gen_freq(r, c, rotary);  // an inv_freq table has rotary_dim / 2 entries
+  c.rotary_dim = rotary;
+  c.positions.assign(static_cast<std::size_t>(c.n_tokens), 0);
+  if (p.case_index % 2 == 1 || r.chance(50)) {  // one prefill chunk at a random offset
+    const std::int64_t s = r.range(0, std::max<std::int64_t>(0, p.max_position - c.n_tokens + 1));
+    for (std::int64_t t = 0; t < c.n_tokens; ++t) c.positions[static_cast<std::size_t>(t)] = std::min(s + t, p.max_position);
+  } else {
+    for (auto& e : c.positions) e = r.range(0, p.max_position);
+  }
+  c.q = gen_values(r, c.n_tokens * c.n_q_heads * c.head_dim, c.storage);
+  c.k = gen_values(r, c.n_tokens * c.n_kv_heads * c.head_dim, c.storage);
+}
+
+}  // namespace
+
+RopeQkCase gen_rope_qk_large(Rng& r, const GenParams& p) {
+  RopeQkCase c = gen_rope_qk(r, p);
+  large_shape(r, p, c);
+  return c;
+}
+
+RopeCachedCase gen_rope_cached_large(Rng& r, const GenParams& p) {
+  RopeCachedCase c = gen_rope_cached(r, p);
+  large_shape(r, p, c);
+  std::int64_t top = 0;
+  for (auto q : c.positions) top = std::max(top, q);
+  c.cache_positions = top + 1 + r.range(0, 64);  // a long cache: rows up to the largest position
+  fill_cache_rows(c);
+  return c;
+}
+
 }  // namespace pecheck::verifier

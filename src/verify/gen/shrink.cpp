@@ -163,6 +163,32 @@ std::vector<RopeCase> shrink_candidates(const RopeCase& c) {
   return out;
 }
 
+std::vector<RopeCase> shrink_candidates_large(const RopeCase& c) {
+  if (c.n_tokens * c.n_heads * c.head_dim <= 16384) return shrink_candidates(c);
+  std::vector<RopeCase> out;
+  const auto keep = [&](const Idx& toks, const Idx& heads) {
+    RopeCase d = c;
+    d.x = select3(c.x, c.n_heads, c.head_dim, toks, heads, iota(c.head_dim));
+    d.k = select3(c.k, c.n_heads, c.head_dim, toks, heads, iota(c.head_dim));
+    d.positions = pick(c.positions, toks);
+    d.n_tokens = static_cast<std::int64_t>(toks.size());
+    d.n_heads = static_cast<std::int64_t>(heads.size());
+    out.push_back(std::move(d));
+  };
+  const auto halves = [](std::int64_t n) {
+    std::vector<Idx> h;
+    if (n < 2) return h;
+    Idx lo = iota(n / 2), hi;
+    for (std::int64_t i = n / 2; i < n; ++i) hi.push_back(i);
+    h.push_back(std::move(lo));
+    h.push_back(std::move(hi));
+    return h;
+  };
+  for (const auto& t : halves(c.n_tokens)) keep(t, iota(c.n_heads));
+  for (const auto& h : halves(c.n_heads)) keep(iota(c.n_tokens), h);
+  return out;
+}
+
 std::vector<AlibiCase> shrink_candidates(const AlibiCase& c) {
   std::vector<AlibiCase> out;
   if (c.n_heads >= 1 && c.n_q >= 0 && c.n_k >= 0) {

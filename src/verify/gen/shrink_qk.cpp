@@ -457,4 +457,51 @@ void describe(const RopeCacheCase& c, std::vector<report::Arg>& args,
   if (!c.note.empty()) args.push_back({"generator", c.note});
 }
 
+namespace {
+
+// Halves of the tokens and of the GQA groups of a production-size case; at or below 16,384
+// elements the case's own candidates. The cache rows of a cached case are kept as they are (a
+// half reads a subset of them), so no candidate recomputes the cache.
+template <class C>
+std::vector<C> large_candidates(const C& c) {
+  if (c.n_tokens * (c.n_q_heads + c.n_kv_heads) * c.head_dim <= 16384) return shrink_candidates(c);
+  std::vector<C> out;
+  const std::int64_t ratio = c.n_kv_heads > 0 ? c.n_q_heads / c.n_kv_heads : 1;
+  if (c.n_kv_heads < 1 || ratio * c.n_kv_heads != c.n_q_heads ||
+      static_cast<std::int64_t>(c.positions.size()) != c.n_tokens)
+    return out;
+  const auto keep = [&](const Idx& toks, const Idx& kv) {
+    C d = c;
+    Idx qh;
+    for (auto g : kv)
+      for (std::int64_t j = 0; j < ratio; ++j) qh.push_back(g * ratio + j);
+    const Idx lanes = iota(c.head_dim);
+    d.q = select3(c.q, c.n_q_heads, c.head_dim, toks, qh, lanes);
+    d.k = select3(c.k, c.n_kv_heads, c.head_dim, toks, kv, lanes);
+    d.positions.clear();
+    for (auto t : toks) d.positions.push_back(c.positions[static_cast<std::size_t>(t)]);
+    d.n_tokens = static_cast<std::int64_t>(toks.size());
+    d.n_kv_heads = static_cast<std::int64_t>(kv.size());
+    d.n_q_heads = static_cast<std::int64_t>(qh.size());
+    out.push_back(std::move(d));
+  };
+  const auto halves = [](std::int64_t n) {
+    std::vector<Idx> h;
+    if (n < 2) return h;
+    Idx lo = iota(n / 2), hi;
+    for (std::int64_t i = n / 2; i < n; ++i) hi.push_back(i);
+    h.push_back(std::move(lo));
+    h.push_back(std::move(hi));
+    return h;
+  };
+  for (const auto& t : halves(c.n_tokens)) keep(t, iota(c.n_kv_heads));
+  for (const auto& g : halves(c.n_kv_heads)) keep(iota(c.n_tokens), g);
+  return out;
+}
+
+}  // namespace
+
+std::vector<RopeQkCase> shrink_candidates_large(const RopeQkCase& c) { return large_candidates(c); }
+std::vector<RopeCachedCase> shrink_candidates_large(const RopeCachedCase& c) { return large_candidates(c); }
+
 }  // namespace pecheck::verifier
