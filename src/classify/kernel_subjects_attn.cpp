@@ -17,7 +17,8 @@
 // storage type's `field` class (spec/contracts.md PREC-ATTN-1, -3 online for float32, -4 p16 for
 // bf16/f16), in the form verify's oracle (src/verify/attention/oracle.cpp) charges it, for this
 // row of n = 2 visible keys with one-hot values (S_l = w_l = o_l):
-//   |out_l - w_l| <= k w_l + t,  k = expm1(2 E + 20 u [+ 2 u_s]) + 2 u_s + 2^-50,  t = 2 tiniest(storage),
+//   |out_l - w_l| <= k w_l + t,   k = expm1(2 E + 20 u [+ 2 u_s]) + 2 u_s + 2^-50,
+//   t = 2 tiniest(storage),
 // E the largest score error of the row (attention_output_bound). E is formed from upper bounds of
 // what the oracle evaluates exactly (the rotated |q'_l k'_l| by the pair norms, |x_j| by
 // |scale| A_j + |bias|), so it is never below the oracle's and a kernel that passes verify's
@@ -30,12 +31,13 @@
 // end is <= 0 (a weight below what the output format holds: f16 below about e^-16, float32 and
 // bf16 below about e^-100) or k >= 1, the score is unmeasured: its bound is unbounded and it
 // agrees with every score (it can neither witness nor refute).
+#include "classify/kernel_subjects_attn.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
 #include <limits>
 
-#include "classify/kernel_subjects_attn.hpp"
 #include "classify/kernel_subjects_impl.hpp"
 #include "oracle/oracle.hpp"
 #include "verify/attention/run.hpp"
@@ -54,10 +56,15 @@ namespace {
 constexpr double kUnmeasured = 1e30;
 
 const char* encoding_name(std::int32_t e) {
-  return e == PEC_ATTN_ROPE ? "rope" : e == PEC_ATTN_ALIBI ? "alibi" : e == PEC_ATTN_T5 ? "t5" : "none";
+  return e == PEC_ATTN_ROPE    ? "rope"
+         : e == PEC_ATTN_ALIBI ? "alibi"
+         : e == PEC_ATTN_T5    ? "t5"
+                               : "none";
 }
 const char* form_name(std::int32_t f) {
-  return f == PEC_ATTN_ALIBI_SYMMETRIC ? "symmetric" : f == PEC_ATTN_ALIBI_KEY_ONLY ? "key-only" : "signed";
+  return f == PEC_ATTN_ALIBI_SYMMETRIC  ? "symmetric"
+         : f == PEC_ATTN_ALIBI_KEY_ONLY ? "key-only"
+                                        : "signed";
 }
 
 // The content of one instance: q [1][D], k [2][D] in the storage type.
@@ -75,27 +82,32 @@ Content draw_content(Rng& r, std::int64_t D, Storage sto) {
 }
 
 // S and its bound from one call (see the top of the file).
-Score attention_score(State& st, Fn fn, const AttnCase& base, const Content& ct, std::int64_t m, std::int64_t n) {
+Score attention_score(State& st, Fn fn, const AttnCase& base, const Content& ct, std::int64_t m,
+                      std::int64_t n) {
   AttnCase c = base;
   c.q = ct.q, c.k = ct.k;
   c.q_pos = {m};
   c.k_pos = {n, m};
   const verifier::AttnRunResult r = verifier::run_attention(st.ex, fn, c);
   if (!r.outcome.ok()) call_failed(fn, r.outcome);
-  if (r.unwritten > 0 || r.out.size() != 2 || !std::isfinite(r.out[0]) || !std::isfinite(r.out[1])) {
-    throw KernelCallError(std::string(verifier::symbol(fn)) + " wrote " +
-                          (r.unwritten > 0 ? "no value to " + r.first_unwritten
-                                           : fmt::format("out = ({}, {})", r.out[0], r.out[1])) +
-                          " on a valid call: classify cannot measure it (run `pecheck verify` on the library)");
+  if (r.unwritten > 0 || r.out.size() != 2 || !std::isfinite(r.out[0]) ||
+      !std::isfinite(r.out[1])) {
+    throw KernelCallError(
+        std::string(verifier::symbol(fn)) + " wrote " +
+        (r.unwritten > 0 ? "no value to " + r.first_unwritten
+                         : fmt::format("out = ({}, {})", r.out[0], r.out[1])) +
+        " on a valid call: classify cannot measure it (run `pecheck verify` on the library)");
   }
   const AttnOutputBound b = attention_output_bound(c);
   const double o0 = r.out[0], o1 = r.out[1];
   const double lo0 = (o0 - b.abs) / (1 + b.rel), lo1 = (o1 - b.abs) / (1 + b.rel);
   if (!(b.rel < 1) || !(lo0 > 0) || !(lo1 > 0)) {
     const double tiny = std::numeric_limits<double>::min();
-    return Score{std::log(std::max(o0, tiny)) - std::log(std::max(o1, tiny)), magnitude_for(kUnmeasured)};
+    return Score{std::log(std::max(o0, tiny)) - std::log(std::max(o1, tiny)),
+                 magnitude_for(kUnmeasured)};
   }
-  const double hi0 = std::min(1.0, (o0 + b.abs) / (1 - b.rel)), hi1 = std::min(1.0, (o1 + b.abs) / (1 - b.rel));
+  const double hi0 = std::min(1.0, (o0 + b.abs) / (1 - b.rel)),
+               hi1 = std::min(1.0, (o1 + b.abs) / (1 - b.rel));
   const double lo = std::log(lo0) - std::log(hi1), hi = std::log(hi0) - std::log(lo1);
   const double half = 0.5 * (hi - lo) + 0x1p-50 * (std::fabs(lo) + std::fabs(hi) + 1.0);
   return Score{0.5 * (lo + hi), magnitude_for(half)};
@@ -113,13 +125,16 @@ AttnOutputBound attention_output_bound(const AttnCase& c) {
   const double as = std::fabs(c.scale);
   const std::int64_t qp = c.q_pos.at(0);
   auto lane = [&](std::int64_t i, bool b) {
-    return static_cast<std::size_t>(c.rope_layout == PEC_ROPE_NEOX ? i + (b ? half : 0) : 2 * i + (b ? 1 : 0));
+    return static_cast<std::size_t>(c.rope_layout == PEC_ROPE_NEOX ? i + (b ? half : 0)
+                                                                   : 2 * i + (b ? 1 : 0));
   };
   // PREC-ATTN-1's float32 angle error of pair i at position p (PREC-ROPE-3/4).
   auto delta = [&](std::int64_t p, std::int64_t i) {
     const double f = c.has_inv_freq ? static_cast<double>(c.inv_freq[static_cast<std::size_t>(i)])
-                                    : std::pow(c.theta_base, -2.0 * static_cast<double>(i) / static_cast<double>(c.rotary_dim));
-    return c.attn_factor * u * (8.0 + 6.0 * std::fabs(static_cast<double>(p) * c.position_scale * f));
+                                    : std::pow(c.theta_base, -2.0 * static_cast<double>(i) /
+                                                                 static_cast<double>(c.rotary_dim));
+    return c.attn_factor * u *
+           (8.0 + 6.0 * std::fabs(static_cast<double>(p) * c.position_scale * f));
   };
   double E[2] = {0, 0}, X[2] = {0, 0};
   for (std::size_t j = 0; j < 2; ++j) {
@@ -127,8 +142,9 @@ AttnOutputBound attention_output_bound(const AttnCase& c) {
     const float* q = c.q.data();
     const float* k = c.k.data() + j * static_cast<std::size_t>(D);
     // A_j = sum |q'_l k'_l|: pass-through lanes as they are; a rotated pair (scaled by
-    // attn_factor) has |q'_a k'_a| + |q'_b k'_b| <= attn_factor^2 |q_pair| |k_pair| (Cauchy-Schwarz,
-    // the rotation keeps the norm), and |q'_a| + |q'_b| <= sqrt(2) attn_factor |q_pair| in R_j.
+    // attn_factor) has |q'_a k'_a| + |q'_b k'_b| <= attn_factor^2 |q_pair| |k_pair|
+    // (Cauchy-Schwarz, the rotation keeps the norm), and |q'_a| + |q'_b| <= sqrt(2) attn_factor
+    // |q_pair| in R_j.
     double A = 0, R = 0;
     for (std::int64_t l = 2 * half; l < D; ++l) A += std::fabs(static_cast<double>(q[l]) * k[l]);
     for (std::int64_t i = 0; i < half; ++i) {
@@ -141,13 +157,16 @@ AttnOutputBound attention_output_bound(const AttnCase& c) {
     if (c.encoding == PEC_ATTN_ALIBI) {
       bias = verifier::attn_alibi_bias(c, 0, qp, kp);
     } else if (c.encoding == PEC_ATTN_T5) {
-      const oracle::T5Bucket bk = oracle::t5_bucket(kp - qp, c.t5_num_buckets, c.t5_max_distance, c.t5_bidirectional != 0);
+      const oracle::T5Bucket bk =
+          oracle::t5_bucket(kp - qp, c.t5_num_buckets, c.t5_max_distance, c.t5_bidirectional != 0);
       bias = c.t5_table[static_cast<std::size_t>(bk.bucket * c.n_q_heads)];
-      if (bk.ambiguous) ambiguous = std::fabs(c.t5_table[static_cast<std::size_t>(bk.alternative * c.n_q_heads)] - bias);
+      if (bk.ambiguous)
+        ambiguous =
+            std::fabs(c.t5_table[static_cast<std::size_t>(bk.alternative * c.n_q_heads)] - bias);
     }
     X[j] = as * A + std::fabs(bias);
-    E[j] = (static_cast<double>(D) + 2.0) * u * as * A + R + 3.0 * u * std::fabs(bias) + ambiguous + u * X[j] +
-           (p16 && c.encoding == PEC_ATTN_ROPE ? 2.0 * us * as * A : 0.0);
+    E[j] = (static_cast<double>(D) + 2.0) * u * as * A + R + 3.0 * u * std::fabs(bias) + ambiguous +
+           u * X[j] + (p16 && c.encoding == PEC_ATTN_ROPE ? 2.0 * us * as * A : 0.0);
   }
   // Online softmax (and p16): the folded scale and running maximum add 3u (|x_j| + |m|) to each
   // score error; n = 2 keys: (5n + 10) u; p16 adds 2 u_s to the exponent.
@@ -159,7 +178,8 @@ AttnOutputBound attention_output_bound(const AttnCase& c) {
   return AttnOutputBound{rel + 2.0 * us + 0x1p-50, 2.0 * tiniest};
 }
 
-Subject attention_subject(const std::shared_ptr<State>& st, Storage sto, std::int32_t encoding, std::int32_t variant) {
+Subject attention_subject(const std::shared_ptr<State>& st, Storage sto, std::int32_t encoding,
+                          std::int32_t variant) {
   const Fn fn = verifier::fn_of(verifier::Family::Attention, sto);
   Subject s;
   s.name = "kernel:" + std::string(verifier::symbol(fn)) + ":" + encoding_name(encoding);
@@ -199,18 +219,22 @@ Subject attention_subject(const std::shared_ptr<State>& st, Storage sto, std::in
       c.t5_num_buckets = 32, c.t5_max_distance = 128, c.t5_bidirectional = variant;
       c.t5_table.resize(32);
       for (auto& e : c.t5_table) e = static_cast<float>(r.uniform(-1, 1));
-      cfg += fmt::format(" t5 num_buckets=32 max_distance=128 bidirectional={} (random table)", variant);
+      cfg += fmt::format(" t5 num_buckets=32 max_distance=128 bidirectional={} (random table)",
+                         variant);
     }
     const auto base = std::make_shared<const AttnCase>(std::move(c));
     const auto a = std::make_shared<const Content>(draw_content(r, base->head_dim, sto));
     const auto b = std::make_shared<const Content>(draw_content(r, base->head_dim, sto));
     Instance in;
     in.config = cfg + fmt::format(
-                          " storage={} scale=1/sqrt(head_dim) causal=0; score = log(out0/out1) = s(m,n) - s(m,m): "
+                          " storage={} scale=1/sqrt(head_dim) causal=0; score = log(out0/out1) = "
+                          "s(m,n) - s(m,m): "
                           "query at m, keys at n (v=e0) and m (v=e1), q, k in [-1, 1]",
                           verifier::storage_name(sto));
     auto scorer = [st, fn, base](std::shared_ptr<const Content> ct) {
-      return [st, fn, base, ct](std::int64_t m, std::int64_t n) { return attention_score(*st, fn, *base, *ct, m, n); };
+      return [st, fn, base, ct](std::int64_t m, std::int64_t n) {
+        return attention_score(*st, fn, *base, *ct, m, n);
+      };
     };
     in.score = scorer(a);
     in.score_other_content = scorer(b);

@@ -6,10 +6,10 @@
 // rotates the query at its index in the call (flashinfer PR #847) is `positions` with a shrunk
 // witness. Case counts are small (--cases 120): each subject costs well under a second.
 #include <gtest/gtest.h>
-#include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cmath>
+#include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
@@ -26,7 +26,8 @@ struct Classified {
 };
 
 Classified classify(const std::string& lib, const std::string& only) {
-  std::vector<std::string> argv{pecheck_bin(), "classify", "--kernel", lib, "--format", "json", "--cases", kCases};
+  std::vector<std::string> argv{pecheck_bin(), "classify", "--kernel", lib,
+                                "--format",    "json",     "--cases",  kCases};
   if (!only.empty()) argv.insert(argv.end(), {"--only", only});
   Classified c;
   c.proc = run_process(argv, kRunTimeoutSeconds);
@@ -52,7 +53,8 @@ nlohmann::json evidence(const nlohmann::json& e, const std::string& property) {
 }
 
 double gap(const nlohmann::json& w) {
-  return std::fabs(w.at("first").at("score").get<double>() - w.at("second").at("score").get<double>());
+  return std::fabs(w.at("first").at("score").get<double>() -
+                   w.at("second").at("score").get<double>());
 }
 
 struct Expected {
@@ -94,7 +96,8 @@ TEST(ClassifyAttention, SimdKernelsAreRelativeForEveryEncodingInside) {
         // pairs whose scores differ beyond their tolerance, so the scores carry information.
         const auto p = evidence(e, "position-free");
         ASSERT_TRUE(p.is_object() && p.at("counterexample").is_object()) << name << e.dump();
-        EXPECT_GT(gap(p.at("counterexample")), p.at("counterexample").at("tolerance").get<double>()) << name;
+        EXPECT_GT(gap(p.at("counterexample")), p.at("counterexample").at("tolerance").get<double>())
+            << name;
         EXPECT_LT(p.at("counterexample").at("tolerance").get<double>(), 1.0) << name;
         const auto s = evidence(e, "shift");
         ASSERT_TRUE(s.is_object()) << name;
@@ -119,8 +122,9 @@ TEST(ClassifyAttention, DecodeKernelRotatingTheQueryAtItsIndexIsPositionDependen
   ASSERT_TRUE(e.at("witness").is_object()) << e.dump();
   const auto& w = e.at("witness");
   EXPECT_EQ(w.at("property"), "shift");
-  EXPECT_EQ(w.at("first").at("n").get<std::int64_t>() - w.at("first").at("m").get<std::int64_t>(),
-            w.at("second").at("n").get<std::int64_t>() - w.at("second").at("m").get<std::int64_t>());
+  EXPECT_EQ(
+      w.at("first").at("n").get<std::int64_t>() - w.at("first").at("m").get<std::int64_t>(),
+      w.at("second").at("n").get<std::int64_t>() - w.at("second").at("m").get<std::int64_t>());
   EXPECT_NE(w.at("first").at("m"), w.at("second").at("m"));
   EXPECT_GT(gap(w), w.at("tolerance").get<double>()) << w.dump();
   EXPECT_GT(w.at("shrink_steps").get<int>(), 0);
@@ -148,8 +152,9 @@ TEST(ClassifyAttention, AlibiQueryIndexBugIsPositionDependentAtLargePositions) {
   EXPECT_EQ(e.at("depends_on"), "positions") << e.dump();
   ASSERT_TRUE(e.at("witness").is_object()) << e.dump();
   const auto& w = e.at("witness");
-  EXPECT_EQ(w.at("first").at("n").get<std::int64_t>() - w.at("first").at("m").get<std::int64_t>(),
-            w.at("second").at("n").get<std::int64_t>() - w.at("second").at("m").get<std::int64_t>());
+  EXPECT_EQ(
+      w.at("first").at("n").get<std::int64_t>() - w.at("first").at("m").get<std::int64_t>(),
+      w.at("second").at("n").get<std::int64_t>() - w.at("second").at("m").get<std::int64_t>());
   EXPECT_GT(w.at("first").at("m").get<std::int64_t>(), 1000) << w.dump();
   EXPECT_GT(gap(w), w.at("tolerance").get<double>()) << w.dump();
 }
@@ -173,9 +178,12 @@ TEST(ClassifyAttention, T5DecodeSignBugLosesTheOffsetOfEarlierKeys) {
 // with nothing else to measure is a usage error that says why.
 // Clause: CLASSIFY-9 ABI-DOM-4
 TEST(ClassifyAttention, KernelWithPositionsFromTheLengthsIsNotMeasured) {
-  const auto p = run_process({pecheck_bin(), "classify", "--kernel", example_lib("attn_fa2")}, kRunTimeoutSeconds);
+  const auto p = run_process({pecheck_bin(), "classify", "--kernel", example_lib("attn_fa2")},
+                             kRunTimeoutSeconds);
   EXPECT_EQ(p.exit_code, 2) << p.out << p.err;
-  EXPECT_NE(p.err.find("pec_attention_f32 (declares attention.positions bottom-right"), std::string::npos) << p.err;
+  EXPECT_NE(p.err.find("pec_attention_f32 (declares attention.positions bottom-right"),
+            std::string::npos)
+      << p.err;
   EXPECT_EQ(std::count(p.err.begin(), p.err.end(), '\n'), 1) << p.err;
 }
 

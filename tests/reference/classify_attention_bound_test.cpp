@@ -26,7 +26,9 @@ AttnCase row(std::mt19937_64& g, Storage sto, std::int32_t encoding) {
   std::uniform_int_distribution<std::int64_t> half(1, 64);
   auto pos = [&g]() {  // small, medium and large positions
     const int scale = static_cast<int>(g() % 3);
-    return static_cast<std::int64_t>(g() % (scale == 0 ? 64 : scale == 1 ? 65536 : (std::int64_t{1} << 31)));
+    return static_cast<std::int64_t>(g() % (scale == 0   ? 64
+                                            : scale == 1 ? 65536
+                                                         : (std::int64_t{1} << 31)));
   };
   AttnCase c;
   c.storage = sto;
@@ -36,14 +38,19 @@ AttnCase row(std::mt19937_64& g, Storage sto, std::int32_t encoding) {
   c.v = {1.0f, 0.0f, 0.0f, 1.0f};
   c.scale = 1.0 / std::sqrt(static_cast<double>(c.head_dim));
   c.encoding = encoding;
-  const std::int64_t m = pos(), n = g() % 2 ? pos() : std::max<std::int64_t>(0, m - static_cast<std::int64_t>(g() % 600));
+  const std::int64_t m = pos(), n = g() % 2 ? pos()
+                                            : std::max<std::int64_t>(
+                                                  0, m - static_cast<std::int64_t>(g() % 600));
   c.q_pos = {m};
   c.k_pos = {n, m};
   c.q.resize(static_cast<std::size_t>(c.head_dim));
   c.k.resize(static_cast<std::size_t>(2 * c.head_dim));
   for (auto* v : {&c.q, &c.k})
     for (auto& e : *v) e = verifier::round_to_storage(unit(g), sto);
-  c.rotary_dim = g() % 2 ? c.head_dim : 2 * (1 + static_cast<std::int64_t>(g() % static_cast<std::uint64_t>(c.head_dim / 2)));
+  c.rotary_dim =
+      g() % 2
+          ? c.head_dim
+          : 2 * (1 + static_cast<std::int64_t>(g() % static_cast<std::uint64_t>(c.head_dim / 2)));
   c.rope_layout = static_cast<std::int32_t>(g() % 2);
   c.theta_base = g() % 2 ? 10000.0 : 500000.0;
   c.alibi_form = static_cast<std::int32_t>(g() % 3);
@@ -63,15 +70,18 @@ TEST(ClassifyAttentionBound, CoversTheOracleBudgetOfTheFieldClassAndIsNotMuchWid
       for (int i = 0; i < 40; ++i) {
         const AttnCase c = row(g, sto, enc);
         const AttnOutputBound b = attention_output_bound(c);
-        const verifier::AttnExact e = verifier::attention_exact(c, 0, verifier::attn_field_class(sto));
+        const verifier::AttnExact e =
+            verifier::attention_exact(c, 0, verifier::attn_field_class(sto));
         ASSERT_EQ(e.out.size(), 2u);
         for (std::size_t l = 0; l < 2; ++l) {
           const double mine = b.rel * e.out[l] + b.abs, oracle = e.out_bound[l];
-          ASSERT_GE(mine, oracle) << "storage " << verifier::storage_name(sto) << " encoding " << enc << " m "
-                                  << c.q_pos[0] << " n " << c.k_pos[0] << " lane " << l;
+          ASSERT_GE(mine, oracle) << "storage " << verifier::storage_name(sto) << " encoding "
+                                  << enc << " m " << c.q_pos[0] << " n " << c.k_pos[0] << " lane "
+                                  << l;
           // Where the output is measured at all (a budget below half the weight), not much wider.
           if (oracle < 0.5 * e.out[l]) {
-            EXPECT_LE(mine, 4.0 * oracle) << "storage " << verifier::storage_name(sto) << " encoding " << enc;
+            EXPECT_LE(mine, 4.0 * oracle)
+                << "storage " << verifier::storage_name(sto) << " encoding " << enc;
             ++measured;
           }
         }
