@@ -342,6 +342,30 @@ KernelSubjects::KernelSubjects(const std::string& library_path, const KernelSubj
   }
   state_->mask = info.mask;
   if (!info.domain.empty()) state_->domain = verifier::parse_domain(info.domain, "pec_domain()");
+  // Attention: one subject per encoding inside and ALiBi form / T5 direction, within the declared
+  // ones. A kernel that derives positions from the lengths (ABI-DOM-4) has none to shift.
+  auto add_attention = [this](Fn fn) {
+    const verifier::Domain& d = state_->domain;
+    if (d.attn_alignment != 0) {
+      not_measured_.push_back(std::string(verifier::symbol(fn)) + " (declares attention.positions " +
+                              (d.attn_alignment == 1 ? "bottom-right" : "top-left") +
+                              ": its positions come from the lengths, there are none to shift)");
+      return;
+    }
+    auto allowed = [](const std::vector<std::int32_t>& v, std::int32_t x) {
+      return v.empty() || std::find(v.begin(), v.end(), x) != v.end();
+    };
+    for (std::int32_t e : {PEC_ATTN_NONE, PEC_ATTN_ROPE, PEC_ATTN_ALIBI, PEC_ATTN_T5}) {
+      if (!allowed(d.attn_encodings, e)) continue;
+      std::vector<std::int32_t> variants{0};
+      if (e == PEC_ATTN_ALIBI) variants = {PEC_ATTN_ALIBI_SYMMETRIC, PEC_ATTN_ALIBI_SIGNED, PEC_ATTN_ALIBI_KEY_ONLY};
+      if (e == PEC_ATTN_T5) variants = {1, 0};
+      for (std::int32_t v : variants) {
+        if (e == PEC_ATTN_ALIBI && !allowed(d.attn_alibi_forms, v)) continue;
+        subjects_.push_back(attention_subject(state_, verifier::storage(fn), e, v));
+      }
+    }
+  };
   for (int i = 0; i < verifier::kFnCount; ++i) {
     if (!(info.mask & (1u << i))) continue;
     const Fn fn = verifier::kAllFns[static_cast<std::size_t>(i)];
@@ -387,11 +411,17 @@ KernelSubjects::KernelSubjects(const std::string& library_path, const KernelSubj
         if (!state_->exports(verifier::fn_of(verifier::Family::RopeCached, verifier::storage(fn))))
           not_measured_.push_back(std::string(verifier::symbol(fn)));
         break;
+      case Fn::AttentionF32:
+      case Fn::AttentionBf16:
+      case Fn::AttentionF16: add_attention(fn); break;
       default: not_measured_.push_back(std::string(verifier::symbol(fn))); break;
     }
   }
   if (subjects_.empty()) {
-    throw UsageError("kernel library " + library_path + " exports no function classify can measure");
+    std::string why;
+    for (const auto& f : not_measured_) why += (why.empty() ? " (not measured: " : "; ") + f;
+    throw UsageError("kernel library " + library_path + " exports no function classify can measure" +
+                     (why.empty() ? "" : why + ")"));
   }
 }
 

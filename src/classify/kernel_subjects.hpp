@@ -13,9 +13,12 @@
 //   M-RoPE (pec_mrope_*):     the same score at (t, h, w) triples, one subject per M-RoPE layout,
 //                             shifted by a vector (CLASSIFY-5) with one axis-free run per axis;
 //   ALiBi, T5 (biases):       s(m, n) = c + bias(q_pos = m, k_pos = n) with a content term c;
-//   sinusoidal, learned:      s(m, n) = <Wq (xq + P[m]), Wk (xk + P[n])> with P the kernel's rows.
+//   sinusoidal, learned:      s(m, n) = <Wq (xq + P[m]), Wk (xk + P[n])> with P the kernel's rows;
+//   attention (pec_attention_*): S(m, n) = log(out0 / out1) = s(m, n) - s(m, m) from one call, a
+//                             query at m over a key at n (value e0) and one at m (value e1), one
+//                             subject per encoding inside (kernel_subjects_attn.cpp).
 // Tolerances are the contracts of verify (spec/contracts.md) for the function's storage type: a
-// RoPE kernel within its accuracy class is never called position-dependent because of its rounding.
+// kernel within its accuracy class is never called position-dependent because of its rounding.
 #pragma once
 
 #include <cstdint>

@@ -71,6 +71,11 @@ Subject mrope_subject(const std::shared_ptr<State>& st, verifier::Storage sto, s
 // the one of the storage type, else a correctly rounded cache built by pecheck.
 Subject rope_cached_subject(const std::shared_ptr<State>& st, verifier::Storage sto);
 
+// pec_attention_* (kernel_subjects_attn.cpp): one subject per storage type and encoding inside
+// (PEC_ATTN_*); `variant` is the ALiBi form (PEC_ATTN_ALIBI_*) or T5's bidirectional flag.
+Subject attention_subject(const std::shared_ptr<State>& st, verifier::Storage sto, std::int32_t encoding,
+                          std::int32_t variant);
+
 }  // namespace kernel_detail
 
 }  // namespace pecheck::classify
