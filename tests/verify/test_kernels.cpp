@@ -141,8 +141,9 @@ int alibi(const pec_alibi_args* a, float* scores) {
   if (!a || a->n_heads < 1 || a->n_q < 0 || a->n_k < 0 || (a->mode != 0 && a->mode != 1)) return 1;
   if (!positions_ok(a->q_pos, a->n_q) || !positions_ok(a->k_pos, a->n_k)) return 1;
   if (a->n_heads * a->n_q * a->n_k > 0 && !scores) return 1;
+  const bool tiled = g_bug == Bug::AlibiTiledSlopes && a->n_heads * a->n_q * a->n_k >= 32768;
   for (std::int64_t h = 0; h < a->n_heads; ++h) {
-    const double m = slope(a->n_heads, h);
+    const double m = slope(a->n_heads, tiled ? h % 8 : h);
     for (std::int64_t i = 0; i < a->n_q; ++i) {
       for (std::int64_t j = 0; j < a->n_k; ++j) {
         float& s = scores[(h * a->n_q + i) * a->n_k + j];

@@ -49,6 +49,7 @@ enum class Bug {
                         // more positions, with that call's theta_base, and reused by later shorter calls
   SizeGatedHeads,       // RoPE (vllm#51049 stand-in): from 10,240 token-heads a "multi-head" path rotates
                         // heads 1..3 of every group of 4 from the group's first head's input
+  AlibiTiledSlopes,     // ALiBi: from 32,768 elements a "tiled" path gives head h the slope of head h % 8
 };
 
 extern Bug g_bug;

@@ -192,5 +192,29 @@ TEST(VerifyGate, SizeGatedPathFailsTheProductionSizeCheck) {
   expect_all_pass(vt::run_with(Bug::None, vt::options({"rope.large"}, 1.0)));
 }
 
+// Clause: ABI-ALIBI-2 ABI-T5-2 ABI-LEARN-2
+// Finding 12, the other families: every function has a .large check. An ALiBi kernel whose
+// "tiled" path (from 32,768 elements) gives head h the slope of head h % 8 passes alibi.oracle
+// and fails alibi.large on a many-head case; the correct kernels pass every .large check.
+TEST(VerifyGate, EveryFamilyHasAProductionSizeCheck) {
+  const auto r = vt::run_with(Bug::AlibiTiledSlopes, vt::options({"alibi.large", "alibi.oracle"}, 1.0));
+  EXPECT_EQ(vt::check(r, "alibi.oracle").status, CheckStatus::Pass);
+  const auto& c = vt::check(r, "alibi.large");
+  ASSERT_EQ(c.status, CheckStatus::Fail);
+  const auto& cx = *c.counterexample;
+  EXPECT_EQ(cx.clause, "ABI-ALIBI-2");
+  EXPECT_GE(vt::int_arg(cx, "n_heads") * vt::int_arg(cx, "n_q") * vt::int_arg(cx, "n_k"), 32768);
+  EXPECT_GT(vt::int_arg(cx, "n_heads"), 8);
+  ASSERT_TRUE(cx.worst.has_value());
+  EXPECT_GE(cx.worst->index.at(0), 8) << "heads 0..7 keep their slopes";
+  const auto ok = vt::run_with(Bug::None, vt::options({".large"}, 1.0));
+  expect_all_pass(ok);
+  for (const char* name : {"rope.large", "alibi.large", "t5.large", "learned.large"}) {
+    const auto& l = vt::check(ok, name);
+    EXPECT_EQ(l.cases, 2) << name;
+    EXPECT_GE(l.elements, 2 * 32768) << name;  // two production-size calls, judged in full
+  }
+}
+
 }  // namespace
 

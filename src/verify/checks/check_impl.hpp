@@ -298,6 +298,19 @@ AnyCheck make_check(CheckDef<Case> def) {
   return a;
 }
 
+// A production-size check (issue 20 finding 12, docs/gate-checks.md): two valid cases of 10^4
+// to 10^5 elements from `gen` (kinds alternate by case index), judged in full by `evaluate` (the
+// family's oracle), shrunk only by halves while the failure persists (shrink_candidates_large).
+template <class Case>
+AnyCheck make_large_check(Fn fn, const std::string& clause, const std::string& description,
+                          std::function<Case(Rng&, const GenParams&)> gen,
+                          std::function<std::optional<Failure>(Ctx&, const Case&)> evaluate) {
+  CheckDef<Case> d{check_prefix(fn) + ".large", clause, description, fn, 2, std::move(gen), std::move(evaluate)};
+  d.max_shrink_evals = kLargeShrinkEvals;
+  d.candidates = [](const Case& c) { return shrink_candidates_large(c); };
+  return make_check<Case>(std::move(d));
+}
+
 template <class Case>
 std::string domain_violation_clause(const Case& c, const std::string& domain_clause) {
   return c.null_field.empty() ? domain_clause : "ABI-GEN-3";

@@ -499,6 +499,11 @@ void add_alibi_checks(std::vector<AnyCheck>& out, Fn fn) {
        "scores + bias agree with the exact ALiBi bias (slopes for any head count, both modes, -inf masking) "
        "within the " + dtype_label(storage(fn)) + " contract",
        fn, 150, gen_alibi, eval_alibi_oracle, true}));
+  out.push_back(make_large_check<AlibiCase>(
+      fn, "ABI-ALIBI-2",
+      "production-size calls (12 to 64 heads of a prefill chunk, or a few queries against thousands of keys; "
+      "2^15+ elements) agree with the exact ALiBi bias",
+      gen_alibi_large, eval_alibi_oracle));
   out.push_back(make_check<AlibiCase>(
       {p + ".shift", "ABI-ALIBI-3",
        "the bias written for positions shifted by a common amount equals the unshifted one (per row up to a "
@@ -515,6 +520,11 @@ void add_t5_checks(std::vector<AnyCheck>& out, Fn fn) {
        "bias[h][i][j] is the table entry of T5's bucket of k_pos - q_pos (either neighbour on ambiguous "
        "boundaries)",
        fn, 150, gen_t5, eval_t5_oracle}));
+  out.push_back(make_large_check<T5Case>(
+      fn, "ABI-T5-2",
+      "production-size calls (12 to 64 heads of a prefill chunk, or a few queries against thousands of keys; "
+      "2^15+ elements) use T5's bucket of every offset",
+      gen_t5_large, eval_t5_oracle));
   out.push_back(make_check<T5Case>({p + ".shift", "ABI-T5-3",
                                     "the bias for positions shifted by a common amount is bit-identical", fn, 100,
                                     gen_t5_shift, eval_t5_shift}));

@@ -359,14 +359,11 @@ void add_rope_checks(std::vector<AnyCheck>& out, Fn fn) {
        "scores formed from the kernel's own outputs move under a common position shift by no more than the " + dt +
            " score contract",
        fn, 60, gen_shift, eval_shift}));
-  CheckDef<RopeCase> large{
-      p + ".large", "ABI-ROPE-2",
-      "production-size calls (10,240+ token-heads, or 1,024+ tokens of 64 or 128 lanes) agree with the exact "
-      "rotation within the " + dt + " RoPE contract: kernels switch code paths by size (vllm#51049)",
-      fn, 2, gen_rope_large, eval_oracle};
-  large.max_shrink_evals = kLargeShrinkEvals;
-  large.candidates = shrink_candidates_large;
-  out.push_back(make_check<RopeCase>(std::move(large)));
+  out.push_back(make_large_check<RopeCase>(
+      fn, "ABI-ROPE-2",
+      "production-size calls (10,240+ token-heads, or a prefill chunk of 64- or 128-lane heads) agree with the "
+      "exact rotation within the " + dt + " RoPE contract: kernels switch code paths by size (vllm#51049)",
+      gen_rope_large, eval_oracle));
   add_generic_checks<RopeCase>(out, fn, "ABI-ROPE-1", gen_rope, gen_rope_invalid, true);
   out.push_back(make_batch_check<RopeCase>(fn, gen_rope, rope_batch_hooks()));
 }

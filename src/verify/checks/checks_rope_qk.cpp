@@ -318,17 +318,12 @@ void add_view_family(std::vector<AnyCheck>& out, Fn fn,
          return c;
        },
        bind(eval_passthrough<Case>)}));
-  {  // production-size calls (issue 20 finding 12)
-    CheckDef<Case> large{p + ".large", values,
-                         "production-size calls (10,240+ query token-heads, or long prefill chunks of 64 or 128 "
-                         "lanes" + std::string(cached ? " with a long cache" : "") +
-                             ") agree with the oracle within the class: kernels switch code paths by size "
-                             "(vllm#51049)",
-                         fn, 2, large_gen<Case>(), bind(eval_oracle<Case>)};
-    large.max_shrink_evals = kLargeShrinkEvals;
-    large.candidates = [](const Case& c) { return shrink_candidates_large(c); };
-    out.push_back(make_check<Case>(std::move(large)));
-  }
+  out.push_back(make_large_check<Case>(
+      fn, values,
+      "production-size calls (10,240+ query token-heads, or long prefill chunks of 64- or 128-lane heads" +
+          std::string(cached ? " with a long cache" : "") +
+          ") agree with the oracle within the class: kernels switch code paths by size (vllm#51049)",
+      large_gen<Case>(), bind(eval_oracle<Case>)));
   out.push_back(make_check<Case>(
       {p + ".inplace", "ABI-QK-4",
        "q_out == q and/or k_out == k (equal strides) give the same bits as separate buffers", fn,

@@ -144,6 +144,9 @@ void add_learned_checks(std::vector<AnyCheck>& out, Fn fn) {
   out.push_back(make_check<LearnedCase>({p + ".lookup", "ABI-LEARN-2",
                                          "out[t] is row positions[t] of the table, bit for bit", fn, 120,
                                          gen_learned, eval_learned}));
+  out.push_back(make_large_check<LearnedCase>(
+      fn, "ABI-LEARN-2", "production-size calls (rows of 256 to 1,024 lanes, 2^15+ elements) copy their table rows",
+      gen_learned_large, eval_learned));
   add_generic_checks<LearnedCase>(out, fn, "ABI-LEARN-1", gen_learned, gen_learned_invalid, true);
   out.push_back(make_batch_check<LearnedCase>(fn, gen_learned, token_rows_hooks<LearnedCase>()));
 }

@@ -98,6 +98,12 @@ RopeCase gen_rope(Rng& r, const GenParams& p);
 // (10,240 to 16,384) of a short head (head_dim 4 to 16); odd ones: a long prefill chunk (128 to
 // 1,024 tokens) of a production head (64 or 128 lanes). 32k to 262k elements.
 RopeCase gen_rope_large(Rng& r, const GenParams& p);
+// The same for the biases and the learned table: 2^15 to 2^16 output elements; ALiBi and T5 as
+// many heads (12 to 64) of a prefill chunk or a few queries against thousands of keys; learned
+// rows of 256 to 1,024 lanes from a table of up to 2,048 positions.
+AlibiCase gen_alibi_large(Rng& r, const GenParams& p);
+T5Case gen_t5_large(Rng& r, const GenParams& p);
+LearnedCase gen_learned_large(Rng& r, const GenParams& p);
 AlibiCase gen_alibi(Rng& r, const GenParams& p);
 T5Case gen_t5(Rng& r, const GenParams& p);
 SinusoidalCase gen_sinusoidal(Rng& r, const GenParams& p);
@@ -164,6 +170,9 @@ std::vector<RopeCase> shrink_candidates(const RopeCase& c);
 // second half of the tokens, of the heads), so that no candidate list holds thousands of copies
 // of 10^5 elements; at or below that, shrink_candidates.
 std::vector<RopeCase> shrink_candidates_large(const RopeCase& c);
+std::vector<AlibiCase> shrink_candidates_large(const AlibiCase& c);  // halves of the queries, of the keys
+std::vector<T5Case> shrink_candidates_large(const T5Case& c);        // ... and of the heads
+std::vector<LearnedCase> shrink_candidates_large(const LearnedCase& c);  // halves of the tokens
 std::vector<AlibiCase> shrink_candidates(const AlibiCase& c);
 std::vector<T5Case> shrink_candidates(const T5Case& c);
 std::vector<SinusoidalCase> shrink_candidates(const SinusoidalCase& c);

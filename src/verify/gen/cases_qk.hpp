@@ -128,7 +128,7 @@ std::vector<std::string> valid_edges(const RopeCacheCase& c);
 RopeQkCase gen_rope_qk(Rng& r, const GenParams& p);
 RopeCachedCase gen_rope_cached(Rng& r, const GenParams& p);
 // Production-size valid cases (the .large checks; gen_rope_large of cases.hpp): many query
-// token-heads of a short head, or a long prefill chunk of 64 or 128 lanes (a long cache).
+// token-heads of a short head, or a long prefill chunk of 64 or 128 lanes (a cache of up to 16,384 rows).
 RopeQkCase gen_rope_qk_large(Rng& r, const GenParams& p);
 RopeCachedCase gen_rope_cached_large(Rng& r, const GenParams& p);
 // Their shrinking: halves of the tokens and of the GQA groups above 16,384 elements, then the

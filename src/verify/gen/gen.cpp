@@ -343,6 +343,74 @@ LearnedCase gen_learned(Rng& r, const GenParams&) {
   return c;
 }
 
+// Production-size bias and table cases (the .large checks; cases.hpp). The ALiBi and T5 oracles
+// cost about a microsecond per element, so these stay at 2^15 to 2^16 elements.
+namespace {
+
+// One sequence of n_k keys from a random start with its last n_q tokens as queries (a prefill
+// chunk), or n_q recent queries against a long cache (decode).
+void large_sequence(Rng& r, const GenParams& p, std::int64_t n_q, std::int64_t n_k, std::vector<std::int64_t>& q_pos,
+                    std::vector<std::int64_t>& k_pos) {
+  const std::int64_t s = r.range(0, std::max<std::int64_t>(0, p.max_position - n_k + 1));
+  k_pos.resize(static_cast<std::size_t>(n_k));
+  q_pos.resize(static_cast<std::size_t>(n_q));
+  for (std::int64_t j = 0; j < n_k; ++j) k_pos[static_cast<std::size_t>(j)] = std::min(s + j, p.max_position);
+  for (std::int64_t i = 0; i < n_q; ++i) {
+    q_pos[static_cast<std::size_t>(i)] = std::clamp(s + n_k - n_q + i, std::int64_t{0}, p.max_position);
+  }
+}
+
+// Heads, queries and keys of a large bias case: even case indices many heads (non-powers of two
+// among them) of a prefill chunk, odd ones a few queries against thousands of keys.
+void large_bias_shape(Rng& r, const GenParams& p, std::int64_t& heads, std::int64_t& n_q, std::int64_t& n_k) {
+  static constexpr std::int64_t kManyHeads[] = {12, 16, 20, 24, 32, 40, 48, 64};
+  const std::int64_t elements = r.range(std::int64_t{1} << 15, std::int64_t{1} << 16);
+  if (p.case_index % 2 == 0) {
+    heads = r.pick(kManyHeads);
+    n_q = r.range(8, 32);
+  } else {
+    heads = r.range(1, 8);
+    n_q = r.range(1, 4);
+  }
+  n_k = (elements + heads * n_q - 1) / (heads * n_q);
+}
+
+}  // namespace
+
+AlibiCase gen_alibi_large(Rng& r, const GenParams& p) {
+  AlibiCase c = gen_alibi(r, p);
+  large_bias_shape(r, p, c.n_heads, c.n_q, c.n_k);
+  large_sequence(r, p, c.n_q, c.n_k, c.q_pos, c.k_pos);
+  const std::int64_t n = c.n_heads * c.n_q * c.n_k;
+  if (r.chance(50)) {
+    c.scores.assign(static_cast<std::size_t>(n), 0.0f);
+  } else {
+    c.scores = gen_values(r, n);
+  }
+  return c;
+}
+
+T5Case gen_t5_large(Rng& r, const GenParams& p) {
+  T5Case c = gen_t5(r, p);
+  large_bias_shape(r, p, c.n_heads, c.n_q, c.n_k);
+  large_sequence(r, p, c.n_q, c.n_k, c.q_pos, c.k_pos);
+  c.table = gen_values(r, c.num_buckets * c.n_heads);
+  return c;
+}
+
+LearnedCase gen_learned_large(Rng& r, const GenParams& p) {
+  static constexpr std::int64_t kModel[] = {256, 512, 768, 1024};
+  LearnedCase c = gen_learned(r, p);
+  c.d_model = r.pick(kModel);
+  c.n_tokens = (r.range(std::int64_t{1} << 15, std::int64_t{1} << 16) + c.d_model - 1) / c.d_model;
+  c.max_positions = p.case_index % 2 == 0 ? c.n_tokens : r.range(c.n_tokens, 2048);  // a GPT-2 sized table
+  c.positions.resize(static_cast<std::size_t>(c.n_tokens));
+  const std::int64_t s = r.range(0, c.max_positions - c.n_tokens);
+  for (std::int64_t t = 0; t < c.n_tokens; ++t) c.positions[static_cast<std::size_t>(t)] = s + t;
+  c.table = gen_values(r, c.max_positions * c.d_model);
+  return c;
+}
+
 std::int64_t output_size(const RopeCase& c) {
   if (c.n_tokens <= 0 || c.n_heads <= 0 || c.head_dim <= 0) return 0;
   return c.n_tokens * c.n_heads * c.head_dim;

@@ -471,6 +471,9 @@ RopeQkCase gen_rope_qk_large(Rng& r, const GenParams& p) {
 RopeCachedCase gen_rope_cached_large(Rng& r, const GenParams& p) {
   RopeCachedCase c = gen_rope_cached(r, p);
   large_shape(r, p, c);
+  // A long cache, but one the arena can fill with NaN rows on every call: positions below 16,384
+  // (a cache of 16,384 rows of 128 lanes is 8 MiB of float32).
+  for (auto& q : c.positions) q %= std::min<std::int64_t>(p.max_position + 1, 16384);
   std::int64_t top = 0;
   for (auto q : c.positions) top = std::max(top, q);
   c.cache_positions = top + 1 + r.range(0, 64);  // a long cache: rows up to the largest position

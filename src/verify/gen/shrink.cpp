@@ -175,15 +175,6 @@ std::vector<RopeCase> shrink_candidates_large(const RopeCase& c) {
     d.n_heads = static_cast<std::int64_t>(heads.size());
     out.push_back(std::move(d));
   };
-  const auto halves = [](std::int64_t n) {
-    std::vector<Idx> h;
-    if (n < 2) return h;
-    Idx lo = iota(n / 2), hi;
-    for (std::int64_t i = n / 2; i < n; ++i) hi.push_back(i);
-    h.push_back(std::move(lo));
-    h.push_back(std::move(hi));
-    return h;
-  };
   for (const auto& t : halves(c.n_tokens)) keep(t, iota(c.n_heads));
   for (const auto& h : halves(c.n_heads)) keep(iota(c.n_tokens), h);
   return out;
@@ -296,6 +287,57 @@ std::vector<LearnedCase> shrink_candidates(const LearnedCase& c) {
     }
   }
   shrink_positions(c, &LearnedCase::positions, out);
+  return out;
+}
+
+std::vector<AlibiCase> shrink_candidates_large(const AlibiCase& c) {
+  if (output_size(c) <= 16384) return shrink_candidates(c);
+  std::vector<AlibiCase> out;
+  const auto keep = [&](const Idx& q, const Idx& k) {
+    AlibiCase d = c;
+    d.scores = select3(c.scores, c.n_q, c.n_k, iota(c.n_heads), q, k);
+    d.q_pos = pick(c.q_pos, q);
+    d.k_pos = pick(c.k_pos, k);
+    d.n_q = static_cast<std::int64_t>(q.size());
+    d.n_k = static_cast<std::int64_t>(k.size());
+    out.push_back(std::move(d));
+  };
+  for (const auto& q : halves(c.n_q)) keep(q, iota(c.n_k));
+  for (const auto& k : halves(c.n_k)) keep(iota(c.n_q), k);
+  return out;
+}
+
+std::vector<T5Case> shrink_candidates_large(const T5Case& c) {
+  if (output_size(c) <= 16384) return shrink_candidates(c);
+  std::vector<T5Case> out;
+  const auto keep = [&](const Idx& h, const Idx& q, const Idx& k) {
+    T5Case d = c;
+    d.q_pos = pick(c.q_pos, q);
+    d.k_pos = pick(c.k_pos, k);
+    d.n_heads = static_cast<std::int64_t>(h.size());
+    d.n_q = static_cast<std::int64_t>(q.size());
+    d.n_k = static_cast<std::int64_t>(k.size());
+    if (c.num_buckets > 0 && static_cast<std::int64_t>(c.table.size()) >= c.num_buckets * c.n_heads) {
+      d.table = select3(c.table, 1, c.n_heads, iota(c.num_buckets), {0}, h);
+    }
+    out.push_back(std::move(d));
+  };
+  const Idx H = iota(c.n_heads), Q = iota(c.n_q), K = iota(c.n_k);
+  for (const auto& q : halves(c.n_q)) keep(H, q, K);
+  for (const auto& k : halves(c.n_k)) keep(H, Q, k);
+  for (const auto& h : halves(c.n_heads)) keep(h, Q, K);
+  return out;
+}
+
+std::vector<LearnedCase> shrink_candidates_large(const LearnedCase& c) {
+  if (output_size(c) <= 16384) return shrink_candidates(c);
+  std::vector<LearnedCase> out;
+  for (const auto& t : halves(c.n_tokens)) {
+    LearnedCase d = c;
+    d.positions = pick(c.positions, t);
+    d.n_tokens = static_cast<std::int64_t>(t.size());
+    out.push_back(std::move(d));
+  }
   return out;
 }
 

@@ -485,15 +485,6 @@ std::vector<C> large_candidates(const C& c) {
     d.n_q_heads = static_cast<std::int64_t>(qh.size());
     out.push_back(std::move(d));
   };
-  const auto halves = [](std::int64_t n) {
-    std::vector<Idx> h;
-    if (n < 2) return h;
-    Idx lo = iota(n / 2), hi;
-    for (std::int64_t i = n / 2; i < n; ++i) hi.push_back(i);
-    h.push_back(std::move(lo));
-    h.push_back(std::move(hi));
-    return h;
-  };
   for (const auto& t : halves(c.n_tokens)) keep(t, iota(c.n_kv_heads));
   for (const auto& g : halves(c.n_kv_heads)) keep(iota(c.n_tokens), g);
   return out;

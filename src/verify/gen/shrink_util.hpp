@@ -33,6 +33,17 @@ inline std::vector<float> select3(const std::vector<float>& v, std::int64_t B, s
   return out;
 }
 
+// The two halves of [0, n) (none below 2): production-size shrinking (the .large checks).
+inline std::vector<Idx> halves(std::int64_t n) {
+  std::vector<Idx> h;
+  if (n < 2) return h;
+  Idx lo = iota(n / 2), hi;
+  for (std::int64_t i = n / 2; i < n; ++i) hi.push_back(i);
+  h.push_back(std::move(lo));
+  h.push_back(std::move(hi));
+  return h;
+}
+
 // Index subsets of [0, n) to try, smallest first: empty, each single index, each half, all but one.
 inline std::vector<Idx> subsets(std::int64_t n, bool allow_empty) {
   std::vector<Idx> out;
