@@ -284,6 +284,11 @@ void add_mrope_family(std::vector<AnyCheck>& out, Fn fn) {
        "axis's position (MPFR oracle), within the RoPE class of the storage type, every GQA group",
        fn, 120, gen,
        [fn](Ctx& ctx, const Case& c) { return eval_oracle(ctx, fn, c); }, true}));
+  out.push_back(make_large_check<Case>(
+      fn, "ABI-MROPE-2",
+      "production-size calls (10,240+ query token-heads, or a prefill chunk of 64- or 128-lane heads) agree with "
+      "the oracle within the class",
+      gen_mrope_large, [fn](Ctx& ctx, const Case& c) { return eval_oracle(ctx, fn, c); }));
   out.push_back(make_check<Case>(
       {p + ".passthrough", "ABI-MROPE-2",
        "lanes rotary_dim..head_dim-1 of q_out and k_out are copied bit-exactly", fn, 40,

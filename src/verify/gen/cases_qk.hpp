@@ -133,8 +133,10 @@ RopeQkCase gen_rope_qk_large(Rng& r, const GenParams& p);
 RopeCachedCase gen_rope_cached_large(Rng& r, const GenParams& p);
 // Their shrinking: halves of the tokens and of the GQA groups above 16,384 elements, then the
 // case's shrink_candidates.
+MropeCase gen_mrope_large(Rng& r, const GenParams& p);  // the same shapes; sections and rows as gen_mrope
 std::vector<RopeQkCase> shrink_candidates_large(const RopeQkCase& c);
 std::vector<RopeCachedCase> shrink_candidates_large(const RopeCachedCase& c);
+std::vector<MropeCase> shrink_candidates_large(const MropeCase& c);
 RopeCacheCase gen_rope_cache(Rng& r, const GenParams& p);
 MropeCase gen_mrope(Rng& r, const GenParams& p);
 // Invalid generators: one rule broken, `branch` as in reject_requirements("rope_qk" etc.).

@@ -187,6 +187,16 @@ MropeCase gen_mrope(Rng& r, const GenParams& p) {
   return c;
 }
 
+MropeCase gen_mrope_large(Rng& r, const GenParams& p) {
+  MropeCase c = from_qk(gen_rope_qk_large(r, p));  // the query+key production shapes
+  const std::string freq_note = c.note;
+  c.mrope_layout = r.chance(50) ? PEC_MROPE_SECTIONED : PEC_MROPE_INTERLEAVED;
+  gen_sections(r, c);
+  gen_rows(r, c, p.max_position);
+  if (!freq_note.empty()) c.note += "; " + freq_note;
+  return c;
+}
+
 std::string invalid_reason(const MropeCase& c) {
   const RopeQkCase q = as_qk(c);
   const std::string qreq = invalid_requirement(q);

@@ -480,11 +480,13 @@ std::vector<C> large_candidates(const C& c) {
     d.k = select3(c.k, c.n_kv_heads, c.head_dim, toks, kv, lanes);
     d.positions.clear();
     for (auto t : toks) d.positions.push_back(c.positions[static_cast<std::size_t>(t)]);
+    select_rows(d, c, toks);
     d.n_tokens = static_cast<std::int64_t>(toks.size());
     d.n_kv_heads = static_cast<std::int64_t>(kv.size());
     d.n_q_heads = static_cast<std::int64_t>(qh.size());
     out.push_back(std::move(d));
   };
+  if (!rows_fit(c)) return out;
   for (const auto& t : halves(c.n_tokens)) keep(t, iota(c.n_kv_heads));
   for (const auto& g : halves(c.n_kv_heads)) keep(iota(c.n_tokens), g);
   return out;
@@ -494,5 +496,6 @@ std::vector<C> large_candidates(const C& c) {
 
 std::vector<RopeQkCase> shrink_candidates_large(const RopeQkCase& c) { return large_candidates(c); }
 std::vector<RopeCachedCase> shrink_candidates_large(const RopeCachedCase& c) { return large_candidates(c); }
+std::vector<MropeCase> shrink_candidates_large(const MropeCase& c) { return large_candidates(c); }
 
 }  // namespace pecheck::verifier
