@@ -28,6 +28,13 @@ std::string arg_text(const Arg& a) {
       }
     }
   }
+  // A long list (a production-size case's positions) on a terminal: its first values and its
+  // length; report.md and report.json list every value.
+  if (const auto* xs = std::get_if<std::vector<std::int64_t>>(&a.value); xs && xs->size() > 32) {
+    std::string v;
+    for (std::size_t i = 0; i < 16; ++i) v += (i ? ", " : "") + std::to_string((*xs)[i]);
+    return a.name + "=[" + v + fmt::format(", ... ({} values)]", xs->size());
+  }
   return a.name + "=" + format_arg(a.value);
 }
 

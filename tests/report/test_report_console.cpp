@@ -82,6 +82,27 @@ TEST(ReportConsole, FailureShowsInputsIndicesEnumNamesAndHints) {
   EXPECT_EQ(w.find("e+39"), std::string::npos) << w;
 }
 
+// A production-size witness (the .large checks): 1,327 positions and a 84,928-value input read
+// back from a report that did not list it; the terminal shows the first values and the counts.
+TEST(ReportConsole, LongListsShowTheirFirstValuesAndTheirLength) {
+  Counterexample cx = layout_swap();
+  std::vector<std::int64_t> pos(1327);
+  for (std::size_t i = 0; i < pos.size(); ++i) pos[i] = static_cast<std::int64_t>(1000 + i);
+  cx.args[2] = {"positions", pos};
+  Tensor q{"q", {1327, 8, 8}, {}};
+  q.omitted = 84928;
+  cx.inputs.push_back(q);
+  VerifyResult r;
+  r.checks.push_back(failing("rope_qk.large", "pec_rope_qk_f32", cx));
+  const std::string t = render_text(r);
+  EXPECT_NE(t.find("positions=[1000, 1001, 1002, 1003, 1004, 1005, 1006, 1007, 1008, 1009, 1010, 1011, 1012, 1013, "
+                   "1014, 1015, ... (1327 values)]"),
+            std::string::npos)
+      << t;
+  EXPECT_EQ(t.find("2326"), std::string::npos) << "the last position is not printed";
+  EXPECT_NE(t.find("q=[84928 values, not listed in the report]"), std::string::npos) << t;
+}
+
 TEST(ReportConsole, UlpsAreOfTheStorageTypeAndLabelled) {
   Counterexample cx = layout_swap();
   cx.worst->expected = 0.5;
