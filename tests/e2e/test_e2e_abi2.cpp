@@ -164,6 +164,10 @@ const Bug kBugs[] = {
     // Whatever the clause, the shrunk case is a GQA one.
     {"rope_key_q_heads", {"ABI-GEN-4", "ABI-VIEW-2", "ABI-GEN-7"}, {},
      [](const ojson& a) { EXPECT_LT(a.at("n_kv_heads").get<long long>(), a.at("n_q_heads").get<long long>()) << a.dump(); }},
+    // Clause: ABI-GEN-6 — transformers #25306 as a q+k module: frequencies kept across calls
+    // (rope_qk.stateless; the oracle's failure, not repeated in a fresh worker, cites it too).
+    {"rope_qk_ntk_cache_kept", {"ABI-GEN-6"}, {},
+     [](const ojson& a) { EXPECT_GE(a.at("rotary_dim").get<long long>(), 4) << a.dump(); }},
     // Clause: ABI-CACHE-2 — a float32 cache degraded to bf16 before the multiply.
     {"rope_cache_bf16_cos", {"ABI-CACHE-2"}, {},
      [](const ojson& a) { EXPECT_EQ(a.at("cache_dtype"), "f32") << a.dump(); }},
@@ -199,7 +203,7 @@ const ojson* find_counterexample(const ojson& report, const std::vector<const ch
 
 class BuggyV2Kernel : public ::testing::TestWithParam<Bug> {};
 
-// Clause: ABI-CACHE-2 ABI-CACHE-3 ABI-QK-2 ABI-VIEW-2 ABI-GEN-4 ABI-GEN-7 ABI-ROPE-2 ABI-SIN-2 ABI-ALIBI-2 ABI-STORE-1
+// Clause: ABI-CACHE-2 ABI-CACHE-3 ABI-QK-2 ABI-VIEW-2 ABI-GEN-4 ABI-GEN-7 ABI-ROPE-2 ABI-SIN-2 ABI-ALIBI-2 ABI-STORE-1 ABI-GEN-6
 TEST_P(BuggyV2Kernel, FailsWithACounterexampleForItsClause) {
   const Bug& bug = GetParam();
   TempDir tmp;

@@ -280,6 +280,102 @@ std::optional<Failure> eval_determinism(Ctx& ctx, Fn fn, const Case& c) {
   return std::nullopt;
 }
 
+// ---- statelessness (ABI-GEN-6; the version 1 form is check_stateless.hpp)
+// ------------------------------------------------------
+
+namespace qkstate {
+
+// A case a kept state can change (check_stateless.hpp's prepare): a token at least, a pair whose
+// frequency depends on theta_base, in three cases of four no inv_freq table.
+template <class Case>
+void prepare(Case& c, Rng& r) {
+  if (c.n_tokens == 0) {
+    c.n_tokens = 1;
+    c.positions.assign(1, 0);
+    if constexpr (std::is_same_v<Case, MropeCase>) c.pos_h = c.pos_w = c.positions;
+    c.q.resize(static_cast<std::size_t>(c.n_q_heads * c.head_dim));
+    c.k.resize(static_cast<std::size_t>(c.n_kv_heads * c.head_dim));
+    for (auto* v : {&c.q, &c.k})
+      for (auto& e : *v) e = round_to_storage(r.signed_unit(), c.storage);
+  }
+  if (c.has_inv_freq && !r.chance(25)) {
+    c.has_inv_freq = false;
+    c.inv_freq.clear();
+  }
+  if constexpr (!std::is_same_v<Case, MropeCase>) {  // M-RoPE's sections are fixed by rotary_dim
+    if (c.rotary_dim < 4 && c.head_dim >= 4 && !c.has_inv_freq) c.rotary_dim = 4;
+  }
+}
+
+template <class Case>
+void for_rows(Case& c, const std::function<void(std::vector<std::int64_t>&)>& f) {
+  f(c.positions);
+  if constexpr (std::is_same_v<Case, MropeCase>) f(c.pos_h), f(c.pos_w);
+}
+
+// The largest position a cached case's later calls use: its cache is laid out whole on every
+// call (16,384 rows of 128 lanes is 8 MiB).
+inline std::int64_t cache_cap(std::int64_t max_position) { return std::min<std::int64_t>(max_position, 16383); }
+
+}  // namespace qkstate
+
+// The check's sequence in one fresh worker (check_stateless.hpp): (1) the case, (2) another valid
+// case, (3) the same shape at positions near the top with theta_base x 8, another position_scale
+// and inv_freq halved (for a cached rotation, a cache built from those), (4) the case again.
+template <class Case>
+std::optional<Failure> eval_stateless(Ctx& ctx, Fn fn, const Case& c,
+                                      const std::function<Case(Rng&, const GenParams&)>& gen) {
+  constexpr bool cached = std::is_same_v<Case, RopeCachedCase>;
+  ctx.ex.recycle();
+  const ViewRunResult a = run_view_case(ctx.ex, fn, c);
+  if (auto f = failed_call(fn, a)) return f;
+  std::int64_t maxp = ctx.domain ? max_position_for(*ctx.domain, std::string(scheme(fn)), ctx.opt.max_position) : ctx.opt.max_position;
+  if constexpr (cached) maxp = qkstate::cache_cap(maxp);
+  Rng r = Rng::for_case(ctx.opt.seed, "stateless-other", static_cast<std::uint64_t>(ctx.case_index));
+  Case other = gen(r, GenParams{maxp, c.storage});
+  if (ctx.domain) constrain(*ctx.domain, other, r);
+  other.storage = c.storage;
+  fit_storage(other);
+  Case big = c;
+  qkstate::for_rows(big, [maxp](std::vector<std::int64_t>& p) { stateless::spread(p, maxp); });
+  big.theta_base *= 8;
+  big.position_scale = big.position_scale == 1.0 ? 0.5 : 1.0;
+  for (auto& f : big.inv_freq) f *= 0.5f;
+  if constexpr (cached) {
+    std::int64_t top = 0;
+    for (auto p : big.positions) top = std::max(top, p);
+    big.cache_positions = top + 1;
+    fill_cache_rows(big);
+  }
+  run_view_case(ctx.ex, fn, other);
+  run_view_case(ctx.ex, fn, big);
+  const ViewRunResult b = run_view_case(ctx.ex, fn, c);
+  if (auto f = failed_call(fn, b)) return f;
+  for (std::size_t o = 0; o < a.outs.size() && o < b.outs.size(); ++o) {
+    for (std::size_t i = 0; i < a.outs[o].bits.size() && i < b.outs[o].bits.size(); ++i) {
+      if (a.outs[o].bits[i] == b.outs[o].bits[i]) continue;
+      Failure f;
+      f.clause = "ABI-GEN-6";
+      f.kind = "stateful";
+      f.message = std::string(symbol(fn)) + " gave other bits for the same call repeated after other calls in the "
+                  "same process (" + a.outs[o].name + " element " + std::to_string(i) + ")";
+      report::WorstElement w;
+      w.output = a.outs[o].name;
+      w.flat_index = static_cast<std::int64_t>(i);
+      w.expected = a.outs[o].values[i];
+      w.actual = b.outs[o].values[i];
+      f.worst = w;
+      f.notes.push_back("call sequence in one worker process: (1) this call -> expected; (2) " + stateless::brief(other) +
+                        "; (3) " + stateless::brief(big) + "; (4) this call again -> actual");
+      f.notes.push_back("each call alone is judged by the other checks; a kernel that keeps state (a cache keyed "
+                        "on part of its arguments, or on the address of its cos/sin cache) gives a later call the "
+                        "earlier call's values");
+      return f;
+    }
+  }
+  return std::nullopt;
+}
+
 template <class Case>
 constexpr Family family_of() {
   return std::is_same_v<Case, RopeQkCase>   ? Family::RopeQk
@@ -469,6 +565,26 @@ void add_memory_checks(std::vector<AnyCheck>& out, Fn fn,
   out.push_back(make_check<Case>({p + ".determinism", "ABI-GEN-6",
                                   "the same call twice gives the same bits", fn, 30, gen,
                                   bind(eval_determinism<Case>)}));
+  out.push_back(make_check<Case>(
+      {p + ".stateless", "ABI-GEN-6",
+       "the same call gives the same bits after other calls in the same process (other shapes, larger "
+       "positions, another base, scale and cache between)",
+       fn, 5,
+       [gen](Rng& r, const GenParams& gp) {
+         Case c = gen(r, gp);
+         qkstate::prepare(c, r);
+         std::int64_t top = gp.max_position;
+         if constexpr (std::is_same_v<Case, RopeCachedCase>) top = qkstate::cache_cap(top);
+         qkstate::for_rows(c, [top](std::vector<std::int64_t>& p) { stateless::shorten(p, top); });
+         if constexpr (std::is_same_v<Case, RopeCachedCase>) {
+           std::int64_t m = 0;
+           for (auto q : c.positions) m = std::max(m, q);
+           c.cache_positions = std::max(c.cache_positions, m + 1);
+           fill_cache_rows(c);
+         }
+         return c;
+       },
+       [fn, gen](Ctx& ctx, const Case& c) { return eval_stateless<Case>(ctx, fn, c, gen); }}));
 }
 
 // A call with elements to read or write (an empty one touches nothing whatever it trusts).
