@@ -24,7 +24,7 @@
 
 #include "bytes.hpp"
 #include "pecheck_kernel.h"
-#include "verify/gen/cases.hpp"
+#include "verify/v1/cases.hpp"
 
 namespace {
 

@@ -1,7 +1,7 @@
 // Issue 22's walk-through, end to end: the README's first kernel (pec_rope_qk_bf16) passes, and
 // each of the bugs a new user plants fails with a console block that makes the cause obvious --
 // the shrunk case's inputs, the failing element's indices, named enums and, where the cause is
-// recognisable, the hint that names it (src/verify/checks/hints_qk.hpp, one matcher per test).
+// recognisable, the hint that names it (src/verify/rope_v2/hints_qk.hpp, one matcher per test).
 // Examples: examples/buggy/user_rope_qk_bf16.c (one library per bug), rope_attn_twice.cpp.
 #include <ostream>
 #include <string>
@@ -96,7 +96,7 @@ TEST(Console, KeyHeadsLoopedWithTheQueryCountFails) {
   expect_has(c, "fail ");
 }
 
-// The hints of the v1 RoPE, ALiBi and T5 oracle failures (src/verify/checks/hints_rope.hpp,
+// The hints of the v1 RoPE, ALiBi and T5 oracle failures (src/verify/v1/hints_rope.hpp,
 // hints_bias.hpp): each buggy example's console block names its bug; a kernel failing for another
 // reason gets no hint of that family. --no-regressions: the random search and the shrinker find
 // the case (the shipped vectors are replayed separately below).

@@ -1,4 +1,4 @@
-// The failure hints of the v1 RoPE, ALiBi and T5 checks (src/verify/checks/hints_rope.hpp,
+// The failure hints of the v1 RoPE, ALiBi and T5 checks (src/verify/v1/hints_rope.hpp,
 // hints_bias.hpp; issue 22), matcher by matcher on hand-made outputs: each wrong assumption's
 // exact output gets its hint, and an output that is wrong in some other way (a small error, a
 // position no matcher names, a scaled value) gets none. The example kernels that show each bug
@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "verify/checks/hints_bias.hpp"
-#include "verify/checks/hints_rope.hpp"
+#include "verify/v1/hints_bias.hpp"
+#include "verify/v1/hints_rope.hpp"
 
 namespace pecheck::verifier {
 namespace {

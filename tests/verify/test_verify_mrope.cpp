@@ -6,7 +6,7 @@
 #include <set>
 
 #include "test_kernels_qk.hpp"
-#include "verify/gen/cases_qk.hpp"
+#include "verify/rope_v2/cases.hpp"
 #include "verify_test_util.hpp"
 
 using pecheck::report::CheckStatus;

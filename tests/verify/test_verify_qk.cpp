@@ -6,7 +6,7 @@
 #include "core/error.hpp"
 #include "test_kernels_qk.hpp"
 #include "verify/checks/accuracy.hpp"
-#include "verify/gen/cases_qk.hpp"
+#include "verify/rope_v2/cases.hpp"
 #include "verify_test_util.hpp"
 
 using pecheck::report::CheckStatus;

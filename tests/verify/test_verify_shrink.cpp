@@ -2,7 +2,7 @@
 // tokens and heads, smallest dimensions, smallest positions), deterministically; the same seed
 // gives the same result, and shards partition the cases.
 #include "report/json.hpp"
-#include "verify/gen/cases.hpp"
+#include "verify/v1/cases.hpp"
 #include "verify/gen/rng.hpp"
 #include "verify_test_util.hpp"
 

@@ -1,6 +1,6 @@
 // Cases of pec_attention_{f32,bf16,f16} (spec/abi.md ABI-ATTN-*): a batch of variable-length
 // sequences with explicit positions, GQA, the four strided views, and the encoding inside. Plain
-// data as verify/gen/cases.hpp: the inputs as floats that are values of the storage type.
+// data as verify/v1/cases.hpp: the inputs as floats that are values of the storage type.
 #pragma once
 
 #include <cstdint>
@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "pecheck_kernel.h"
-#include "verify/gen/cases.hpp"
+#include "verify/gen/case_common.hpp"
 #include "verify/gen/domain.hpp"
 
 namespace pecheck::verifier {

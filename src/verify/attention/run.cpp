@@ -9,7 +9,7 @@
 #include <cstring>
 
 #include "verify/isolation/run.hpp"
-#include "verify/isolation/run_qk.hpp"
+#include "verify/rope_v2/run.hpp"
 
 namespace pecheck::verifier {
 

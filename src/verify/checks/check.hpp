@@ -13,7 +13,7 @@
 #include "report/result.hpp"
 #include "verify/checks/accuracy.hpp"
 #include "verify/gen/domain.hpp"
-#include "verify/gen/cases.hpp"
+#include "verify/v1/cases.hpp"
 #include "verify/isolation/run.hpp"
 #include "verify/verify.hpp"
 #include "verify/isolation/worker.hpp"
@@ -65,7 +65,7 @@ struct CheckDef {
   // Shrinking evaluations at most (0: check_impl.hpp's default); production-size checks, whose
   // every evaluation is a large call and its oracle, shrink only a few steps.
   std::int64_t max_shrink_evals = 0;
-  // Shrinking candidates of a case (empty: shrink_candidates, gen/cases.hpp).
+  // Shrinking candidates of a case (empty: shrink_candidates, the family's cases.hpp).
   std::function<std::vector<Case>(const Case&)> candidates = {};
 };
 inline constexpr int kNoGuards = 0, kSomeGuarded = 1, kAllGuarded = 2;
@@ -133,8 +133,8 @@ void add_alibi_checks(std::vector<AnyCheck>& out, Fn fn = Fn::Alibi);
 void add_t5_checks(std::vector<AnyCheck>& out, Fn fn = Fn::T5);
 void add_sinusoidal_checks(std::vector<AnyCheck>& out, Fn fn = Fn::Sinusoidal);
 void add_learned_checks(std::vector<AnyCheck>& out, Fn fn = Fn::Learned);
-void add_mrope_checks(std::vector<AnyCheck>& out);  // pec_mrope_*, every storage type (checks_mrope.cpp)
-void add_rope_qk_checks(std::vector<AnyCheck>& out);  // rope_qk, rope_cached, rope_cache, every storage type (checks_rope_qk.cpp)
+void add_mrope_checks(std::vector<AnyCheck>& out);  // pec_mrope_*, every storage type (rope_v2/checks_mrope.cpp)
+void add_rope_qk_checks(std::vector<AnyCheck>& out);  // rope_qk, rope_cached, rope_cache, every storage type (rope_v2/checks_rope_qk.cpp)
 
 double now_seconds();  // monotonic clock
 

@@ -1,4 +1,4 @@
-// A corpus entry back into the case it describes: the inverse of describe() (verify/describe.cpp),
+// A corpus entry back into the case it describes: the inverse of describe() (verify/v1/describe.cpp),
 // with every field checked so that a hand-edited or hostile file can neither crash pecheck nor
 // make it allocate without bound. A case meant for a check that takes valid calls must be valid
 // (spec/abi.md domains) with every array of exactly the length its dimensions imply; a case for

@@ -3,7 +3,7 @@
 // pecheck replays, or inconsistent with the check it names.
 #pragma once
 
-#include "verify/gen/cases.hpp"
+#include "verify/v1/cases.hpp"
 #include "verify/corpus/corpus.hpp"
 
 namespace pecheck::verifier {

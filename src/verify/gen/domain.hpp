@@ -21,7 +21,7 @@
 #include <string>
 #include <vector>
 
-#include "verify/gen/cases.hpp"
+#include "verify/v1/cases.hpp"
 
 namespace pecheck::verifier {
 

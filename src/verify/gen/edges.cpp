@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "verify/gen/cases.hpp"
-#include "verify/gen/cases_qk.hpp"
+#include "verify/v1/cases.hpp"
+#include "verify/rope_v2/cases.hpp"
 
 namespace pecheck::verifier {
 

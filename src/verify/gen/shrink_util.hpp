@@ -1,4 +1,4 @@
-// Building blocks of the shrinkers (shrink.cpp, shrink_qk.cpp): index subsets simplest first,
+// Building blocks of the shrinkers (v1/shrink.cpp, rope_v2/shrink.cpp): index subsets simplest first,
 // smaller integers, and selection of kept indices from a row-major tensor.
 #pragma once
 

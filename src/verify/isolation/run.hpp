@@ -1,8 +1,7 @@
-// One kernel call for a case: lays the arguments and inputs out in the shared arena (tensors
-// encoded in the case's storage format, verify/isolation/storage.hpp), poisons the output between
-// guard zones, runs the call of the case's function (fn_of(family, c.storage)) through the
-// Executor and reads back everything the checks need (the output decoded and as raw bits,
-// guards, poisoned elements left, inputs left intact).
+// What the run_case of every family shares (v1/run.hpp, rope_v2/run.hpp, attention/run.hpp): the
+// result of one kernel call read back (the output decoded and as raw bits, guards, poisoned
+// elements left, inputs left intact), the inputs placed in the arena and remembered
+// (CallInputs), finish_call, and the guard pages a case's placement asks for.
 #pragma once
 
 #include <cstdint>
@@ -10,13 +9,13 @@
 #include <vector>
 
 #include "verify/isolation/arena.hpp"
-#include "verify/gen/cases.hpp"
+#include "verify/gen/case_common.hpp"
 #include "verify/isolation/worker.hpp"
 
 namespace pecheck::verifier {
 
 // The guard pages a case's placement asks for (bit 2: after every input, bit 3: before it;
-// gen/cases.hpp CaseCommon::placement).
+// gen/case_common.hpp CaseCommon::placement).
 inline GuardSide guard_side_of(std::int32_t placement) {
   return (placement & 4) != 0 ? GuardSide::After : (placement & 8) != 0 ? GuardSide::Before : GuardSide::None;
 }
@@ -43,14 +42,8 @@ struct RunResult {
   bool guards_ok() const;
 };
 
-RunResult run_case(Executor& ex, const RopeCase& c, const RunMode& m = {});
-RunResult run_case(Executor& ex, const AlibiCase& c, const RunMode& m = {});
-RunResult run_case(Executor& ex, const T5Case& c, const RunMode& m = {});
-RunResult run_case(Executor& ex, const SinusoidalCase& c, const RunMode& m = {});
-RunResult run_case(Executor& ex, const LearnedCase& c, const RunMode& m = {});
-
 // Inputs placed in the arena, remembered so that a write into them is detected (ABI-GEN-4).
-// Shared with the run_case of other families (verify/isolation/run_qk.cpp and the like).
+// Shared by the run_case of every family (v1/run.cpp, rope_v2/run.cpp, attention/run.cpp).
 class CallInputs {
  public:
   // A tensor of floats encoded in `s` (NULL when `name` is the case's null_field).

@@ -4,7 +4,7 @@
 //
 // A value of any of the three formats is held exactly by a float, so pecheck carries tensors as
 // float vectors whose values are representable in the case's storage format (generators round
-// them, verify/gen) and encodes them at the call (verify/isolation/run.cpp).
+// them, verify/gen) and encodes them at the call (each family's run.cpp, e.g. verify/v1/run.cpp).
 #pragma once
 
 #include <cstddef>

@@ -9,7 +9,8 @@
 #include "oracle/budget.hpp"
 #include "oracle/oracle.hpp"
 #include "verify/checks/check_batch.hpp"
-#include "verify/checks/hints_rope.hpp"
+#include "verify/v1/run.hpp"
+#include "verify/v1/hints_rope.hpp"
 
 namespace pecheck::verifier {
 

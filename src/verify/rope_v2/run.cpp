@@ -1,11 +1,11 @@
-// Arena layout of the version 2 RoPE calls (run_qk.hpp).
+// Arena layout of the version 2 RoPE calls (run.hpp).
 //
 // Every tensor gets its own buffer [guard][lo .. hi][guard], lo/hi the smallest and largest
 // element index of its view (0 and span - 1 for valid strides); inside, the view's elements hold
 // the values (inputs) or the poison (outputs out of place) and every other element (the gaps
 // between heads and rows: someone else's K and V) a gap pattern; the guards a canary. After the
 // call: guards and gaps of every buffer intact, inputs bit-identical, outputs read densely.
-#include "verify/isolation/run_qk.hpp"
+#include "verify/rope_v2/run.hpp"
 
 #include "verify/isolation/run.hpp"
 

@@ -14,8 +14,8 @@
 #include "oracle/budget.hpp"
 #include "verify/checks/check_batch.hpp"
 #include "verify/checks/check_impl.hpp"
-#include "verify/gen/cases_qk.hpp"
-#include "verify/isolation/run_qk.hpp"
+#include "verify/rope_v2/cases.hpp"
+#include "verify/rope_v2/run.hpp"
 
 namespace pecheck::verifier {
 

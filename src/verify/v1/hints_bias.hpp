@@ -1,4 +1,4 @@
-// Recognised causes of a failure of the ALiBi and T5 oracle checks (issue 22), as hints_qk.hpp
+// Recognised causes of a failure of the ALiBi and T5 oracle checks (issue 22), as rope_v2/hints_qk.hpp
 // does for RoPE: each matcher recomputes the whole output under one wrong assumption a kernel
 // commonly makes and, when every element of the kernel's output equals it, adds a "hint: ..."
 // note. A hint is an observation about the shrunk case, never part of the verdict. Matchers run

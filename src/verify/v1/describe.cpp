@@ -1,6 +1,6 @@
 // Report view of a case: its arguments under the ABI's field names, in the header's order, and
 // its float inputs (written in decimal and as hex floats by the report writers).
-#include "verify/gen/cases.hpp"
+#include "verify/v1/cases.hpp"
 
 namespace pecheck::verifier {
 

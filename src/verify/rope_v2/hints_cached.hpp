@@ -20,7 +20,7 @@
 #include <vector>
 
 #include "oracle/format.hpp"
-#include "verify/checks/checks_qk_impl.hpp"
+#include "verify/rope_v2/checks_impl.hpp"
 
 namespace pecheck::verifier::qkcheck {
 

@@ -1,7 +1,7 @@
 // Checks of the query+key RoPE functions of ABI version 2, one code path per check for the three
 // storage types: pec_rope_qk_* (ABI-QK-*) and pec_rope_cached_* (ABI-CACHE-1, -2), with strided
 // views (ABI-VIEW-*), relative scores of every GQA group (ABI-QK-3), in place (ABI-QK-4), batch
-// invariance (ABI-BATCH-1) and the generic clauses of checks_qk_impl.hpp; the builder
+// invariance (ABI-BATCH-1) and the generic clauses of checks_impl.hpp; the builder
 // pec_rope_cache_* is checked in checks_rope_cache.cpp.
 //
 // Exact values: for the query+key form attn_factor times the exact rotation of the MPFR oracle
@@ -15,16 +15,16 @@
 #include "core/error.hpp"
 #include "oracle/oracle.hpp"
 #include "verify/checks/check_batch.hpp"
-#include "verify/checks/checks_qk_impl.hpp"
-#include "verify/checks/checks_qk_shift.hpp"
-#include "verify/checks/hints_cached.hpp"
-#include "verify/checks/hints_qk.hpp"
+#include "verify/rope_v2/checks_impl.hpp"
+#include "verify/rope_v2/checks_shift.hpp"
+#include "verify/rope_v2/hints_cached.hpp"
+#include "verify/rope_v2/hints_qk.hpp"
 #include "verify/corpus/corpus.hpp"
 
 namespace pecheck::verifier {
 
 // Stored corpus cases are not defined for the version 2 functions yet: a stored entry for these
-// checks is a usage error. (Declared domains: gen/domain_qk.cpp.)
+// checks is a usage error. (Declared domains: domain.cpp.)
 void case_from_entry(const CorpusEntry& e, RopeQkCase&) {
   throw UsageError("stored cases for " + e.check + " are not supported");
 }

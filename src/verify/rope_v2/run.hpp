@@ -1,4 +1,4 @@
-// One call of a version 2 RoPE function laid out in the arena (run_qk.cpp): q, k and the outputs
+// One call of a version 2 RoPE function laid out in the arena (run.cpp): q, k and the outputs
 // as strided views whose gaps hold guard patterns (ABI-VIEW-2), each buffer between canary
 // guard zones (ABI-GEN-4); the cos/sin cache with the rows the call may read filled and every
 // other row a NaN pattern (ABI-CACHE-2); the builder's cache poisoned (ABI-GEN-5).
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "verify/gen/cases_qk.hpp"
+#include "verify/rope_v2/cases.hpp"
 #include "verify/isolation/worker.hpp"
 
 namespace pecheck::verifier {

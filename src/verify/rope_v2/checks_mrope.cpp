@@ -2,7 +2,7 @@
 // for the three storage types: values against the exact rotation with each pair's own axis
 // (ABI-MROPE-2), scores under an independent shift of the three position rows (ABI-MROPE-3), and
 // the query+key form's generic checks (pass-through, in place, views, bounds, completeness,
-// determinism, rejections, batch invariance: checks_qk_impl.hpp).
+// determinism, rejections, batch invariance: checks_impl.hpp).
 //
 // Exact values: the MPFR oracle's rotation (oracle::rope_block) of a contiguous copy of each
 // tensor at each axis's row, rounded to double, pair i taken from the rotation at axis(i)'s row,
@@ -13,8 +13,8 @@
 
 #include "core/error.hpp"
 #include "oracle/oracle.hpp"
-#include "verify/checks/checks_qk_impl.hpp"
-#include "verify/checks/checks_qk_shift.hpp"
+#include "verify/rope_v2/checks_impl.hpp"
+#include "verify/rope_v2/checks_shift.hpp"
 
 namespace pecheck::verifier {
 

@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "verify/gen/cases.hpp"
+#include "verify/v1/cases.hpp"
 #include "verify/gen/shrink_util.hpp"
 
 namespace pecheck::verifier {

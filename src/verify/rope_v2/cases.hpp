@@ -1,6 +1,6 @@
 // Cases of the version 2 RoPE functions (spec/abi.md ABI-QK-*, ABI-VIEW-*, ABI-CACHE-*):
 // query+key rotation with GQA and strided views (pec_rope_qk_*), rotation from a cos/sin cache
-// (pec_rope_cached_*) and the cache builder (pec_rope_cache_*). Plain data, as cases.hpp: the
+// (pec_rope_cached_*) and the cache builder (pec_rope_cache_*). Plain data, as v1/cases.hpp: the
 // ABI fields, the views' layout, and the inputs as floats that are values of the storage type
 // (bf16/f16 values widened exactly), so the oracle reads them as the exact inputs of the call.
 //
@@ -14,7 +14,8 @@
 #include <vector>
 
 #include "pecheck_kernel.h"
-#include "verify/gen/cases.hpp"
+#include "report/result.hpp"
+#include "verify/gen/case_common.hpp"
 
 namespace pecheck::verifier {
 
@@ -107,7 +108,7 @@ std::string view_violation(const QkShape& c, const pec_strides& s, std::int64_t 
 Storage dtype_storage(std::int32_t dtype);
 const char* dtype_name(std::int32_t dtype);
 
-// Rounds q and k to values of c.storage (as fit_storage of cases.hpp; the cache rows keep their
+// Rounds q and k to values of c.storage (as fit_storage of v1/cases.hpp; the cache rows keep their
 // own cache_dtype).
 void fit_storage(RopeQkCase& c);
 void fit_storage(RopeCachedCase& c);
@@ -118,16 +119,16 @@ void fit_storage(MropeCase& c);
 // attn_factor * cos / sin of the exact angle, correctly rounded to cache_dtype (oracle).
 void fill_cache_rows(RopeCachedCase& c);
 
-// The edges of its domain a valid call sits on (cases.hpp, gen/edges.cpp).
+// The edges of its domain a valid call sits on (v1/cases.hpp, gen/edges.cpp).
 std::vector<std::string> valid_edges(const RopeQkCase& c);
 std::vector<std::string> valid_edges(const RopeCachedCase& c);
 std::vector<std::string> valid_edges(const MropeCase& c);
 std::vector<std::string> valid_edges(const RopeCacheCase& c);
 
-// Valid generators for the storage type p.storage, biased toward where bugs live (gen_qk.cpp).
+// Valid generators for the storage type p.storage, biased toward where bugs live (gen.cpp).
 RopeQkCase gen_rope_qk(Rng& r, const GenParams& p);
 RopeCachedCase gen_rope_cached(Rng& r, const GenParams& p);
-// Production-size valid cases (the .large checks; gen_rope_large of cases.hpp): many query
+// Production-size valid cases (the .large checks; gen_rope_large of v1/cases.hpp): many query
 // token-heads of a short head, or a long prefill chunk of 64 or 128 lanes (a cache of up to 16,384 rows).
 RopeQkCase gen_rope_qk_large(Rng& r, const GenParams& p);
 RopeCachedCase gen_rope_cached_large(Rng& r, const GenParams& p);

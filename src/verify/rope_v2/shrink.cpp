@@ -1,10 +1,10 @@
 // Shrinking and report descriptions of the version 2 RoPE cases: fewer tokens, GQA groups and
 // group members, smaller heads, dense out-of-place views, smaller positions and shift, simpler
-// values (simplest first, as shrink.cpp); descriptions under the ABI field names.
+// values (simplest first, as v1/shrink.cpp); descriptions under the ABI field names.
 #include <algorithm>
 #include <cmath>
 
-#include "verify/gen/cases_qk.hpp"
+#include "verify/rope_v2/cases.hpp"
 #include "verify/gen/shrink_util.hpp"
 
 namespace pecheck::verifier {

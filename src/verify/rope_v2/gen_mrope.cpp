@@ -2,7 +2,7 @@
 // pair, valid generators (position triples as a model's get_rope_index gives them, and
 // unrelated triples), the domain (ABI-MROPE-1) with its rejection requirements, and invalid
 // generators breaking one rule. The geometry, views, values and frequencies come from the
-// query+key generators (gen_qk.cpp), whose cases share every field but the positions.
+// query+key generators (gen.cpp), whose cases share every field but the positions.
 //
 // Where the bugs of M-RoPE kernels live, and what the valid generators give:
 //   sections: the models' own ([16, 24, 24] sectioned and [24, 20, 20] interleaved for 64 pairs),
@@ -14,7 +14,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "verify/gen/cases_qk.hpp"
+#include "verify/rope_v2/cases.hpp"
 
 namespace pecheck::verifier {
 

@@ -4,7 +4,7 @@
 #include <cmath>
 #include <limits>
 
-#include "verify/gen/cases_qk.hpp"
+#include "verify/rope_v2/cases.hpp"
 
 namespace pecheck::verifier {
 

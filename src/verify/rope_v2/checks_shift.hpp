@@ -1,13 +1,13 @@
 // The score comparison shared by the shift checks of the version 2 RoPE functions
 // (checks_rope_qk.cpp: rope_qk and rope_cached; checks_mrope.cpp: mrope). Included by those two
-// files only, after checks_qk_impl.hpp.
+// files only, after checks_impl.hpp.
 #pragma once
 
 #include <cmath>
 #include <string>
 #include <vector>
 
-#include "verify/checks/checks_qk_impl.hpp"
+#include "verify/rope_v2/checks_impl.hpp"
 
 namespace pecheck::verifier::qkcheck {
 

@@ -20,7 +20,7 @@
 #include <cmath>
 
 #include "reference/rope.hpp"
-#include "verify/gen/cases.hpp"
+#include "verify/v1/cases.hpp"
 
 namespace pecheck::verifier {
 

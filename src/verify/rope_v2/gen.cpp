@@ -1,5 +1,5 @@
-// Valid generators of the version 2 RoPE cases (cases_qk.hpp), view strides and the cache rows
-// (domains and invalid generators: invalid_qk.cpp; shrinking and descriptions: shrink_qk.cpp).
+// Valid generators of the version 2 RoPE cases (cases.hpp), view strides and the cache rows
+// (domains and invalid generators: invalid.cpp; shrinking and descriptions: shrink.cpp).
 //
 // Where the bugs of query+key and cached kernels live, and what the valid generators give:
 //   GQA ratios: MQA (n_kv 1), n_kv == n_q, odd ratios (6/2, 9/3, 10/5), one group of 8; a kernel
@@ -20,7 +20,7 @@
 
 #include "oracle/format.hpp"
 #include "oracle/oracle.hpp"
-#include "verify/gen/cases_qk.hpp"
+#include "verify/rope_v2/cases.hpp"
 
 namespace pecheck::verifier {
 
@@ -35,7 +35,7 @@ oracle::Format fmt(std::int32_t dtype) {
 }
 
 // A float rounded to the storage type; a value an fp16 cannot hold finitely is scaled down by
-// 2^-20 first (as fit_storage of cases.hpp).
+// 2^-20 first (as fit_storage of v1/cases.hpp).
 float fit(float v, Storage s) {
   if (s == Storage::F16 && std::fabs(v) > storage_max_finite(s)) v = std::ldexp(v, -20);
   return round_to_storage(v, s);
@@ -420,7 +420,7 @@ RopeCacheCase gen_rope_cache(Rng& r, const GenParams& p) {
 
 namespace {
 
-// Reshapes a drawn case to production size (gen_rope_large's two kinds, cases.hpp): even case
+// Reshapes a drawn case to production size (gen_rope_large's two kinds, v1/cases.hpp): even case
 // indices many token-heads (10,240 to 16,384 query token-heads, head_dim 4 to 16, GQA groups of
 // 1 to 8), odd ones a long prefill chunk of 64 or 128 lanes (2^15 to 2^16 elements in q and k).
 // Views keep their drawn kind and gaps (strides derive from the shape).

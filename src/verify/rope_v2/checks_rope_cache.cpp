@@ -6,7 +6,7 @@
 #include <cmath>
 
 #include "oracle/oracle.hpp"
-#include "verify/checks/checks_qk_impl.hpp"
+#include "verify/rope_v2/checks_impl.hpp"
 
 namespace pecheck::verifier::qkcheck {
 

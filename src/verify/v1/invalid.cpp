@@ -3,7 +3,7 @@
 #include <cmath>
 #include <limits>
 
-#include "verify/gen/cases.hpp"
+#include "verify/v1/cases.hpp"
 
 namespace pecheck::verifier {
 

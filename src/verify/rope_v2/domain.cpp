@@ -6,7 +6,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "verify/gen/cases_qk.hpp"
+#include "verify/rope_v2/cases.hpp"
 #include "verify/gen/domain.hpp"
 
 namespace pecheck::verifier {

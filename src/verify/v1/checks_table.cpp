@@ -5,6 +5,7 @@
 #include "oracle/budget.hpp"
 #include "oracle/oracle.hpp"
 #include "verify/checks/check_batch.hpp"
+#include "verify/v1/run.hpp"
 
 namespace pecheck::verifier {
 

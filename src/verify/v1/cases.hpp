@@ -1,5 +1,7 @@
-// Test cases for the five ABI functions: the arguments and inputs of one call, as plain data
-// that generators produce, shrinkers reduce and reports print under the ABI's field names.
+// Test cases for the five version 1 functions (RoPE, ALiBi, T5, sinusoidal, learned): the
+// arguments and inputs of one call, as plain data that generators produce, shrinkers reduce and
+// reports print under the ABI's field names. What every family's cases share (CaseCommon,
+// GenParams, RejectRequirement) is in gen/case_common.hpp.
 //
 // A case may be invalid on purpose (rejection checks): its domain violation is computed from
 // its fields by invalid_reason(), never stored, so that a shrunk case is judged afresh.
@@ -12,30 +14,9 @@
 #include <vector>
 
 #include "report/result.hpp"
-#include "verify/gen/rng.hpp"
-#include "verify/isolation/storage.hpp"
+#include "verify/gen/case_common.hpp"
 
 namespace pecheck::verifier {
-
-// What every case has besides its ABI arguments.
-struct CaseCommon {
-  // The storage format of the function the case is for (its tensors x, k, scores, table hold
-  // values of this format, spec/abi.md ABI-STORE-1); set by the check from its function.
-  Storage storage = Storage::F32;
-  std::int64_t shift = 0;   // common position shift used by the relative-property checks
-  std::string null_field;   // rejection cases: the array argument passed as NULL ("" = none)
-  std::string note;         // how the generator built it (e.g. "inv_freq: llama3 factor 8")
-  // Where the output sits in the call arena (verify/run.cpp): bit 0 set = below the inputs
-  // (allocated first), else above them; bit 1 set = adjacent (no alignment gap between x, or
-  // the last input, and the output's guard zone). Bit 2 / bit 3: every input array lies flush
-  // against an inaccessible guard page after its last / before its first element (a read past
-  // it is a fault reported with the element, ABI-GEN-4); set by the check framework from the
-  // case index (check_impl.hpp), not drawn by the generators.
-  std::int32_t placement = 0;
-};
-
-// "output placed below its input, adjacent" etc., for counterexample notes ("" for 0).
-std::string placement_note(std::int32_t placement);
 
 struct RopeCase : CaseCommon {
   std::int64_t n_tokens = 0, n_heads = 1, head_dim = 2, rotary_dim = 2;
@@ -74,13 +55,6 @@ struct LearnedCase : CaseCommon {
   std::vector<float> table;  // [max_positions][d_model]
 };
 
-// Generator settings shared by every check.
-struct GenParams {
-  std::int64_t max_position = 131072;  // largest position generated (inclusive)
-  Storage storage = Storage::F32;      // the function's storage format (fit_storage after generation)
-  std::int64_t case_index = 0;         // the case's index in its check (the .large generators alternate kinds)
-};
-
 // Rounds every tensor of the case (x, k, scores, table) to values of c.storage (nearest even;
 // a value an fp16 cannot hold finitely is scaled down by 2^-20 first), so that the case is a
 // valid call of a 16-bit function (inputs are values of the format). The identity for F32.
@@ -117,20 +91,6 @@ T5Case gen_t5_invalid(Rng& r, const GenParams& p, int branch);
 SinusoidalCase gen_sinusoidal_invalid(Rng& r, const GenParams& p, int branch);
 LearnedCase gen_learned_invalid(Rng& r, const GenParams& p, int branch);
 
-// One rejection requirement of a function's domain, judged by its own check
-// `<scheme>.reject.<id>` (so that one failing requirement cannot mask another). Tier A
-// (`safety`): an argument that, trusted, makes the kernel read or write memory it must not —
-// always checked. Tier B: caller-precondition hygiene — checked under --strict only
-// (spec/abi.md ABI-GEN-8).
-struct RejectRequirement {
-  RejectRequirement(std::string i, std::vector<int> b, bool s, std::string r, std::string c = "")
-      : id(std::move(i)), branches(std::move(b)), safety(s), rule(std::move(r)), clause(std::move(c)) {}
-  std::string id;
-  std::vector<int> branches;  // generator branches that break this rule
-  bool safety = false;
-  std::string rule;           // the rule in words
-  std::string clause;         // the clause that holds the rule, when not the function's domain clause
-};
 const std::vector<RejectRequirement>& reject_requirements(std::string_view scheme);
 
 // The requirement an invalid case breaks first ("" for a valid case).

@@ -1,5 +1,5 @@
 // Recognised causes of a failure of the v1 RoPE checks (pec_rope_*, issue 22), the counterpart of
-// hints_qk.hpp for one tensor: each matcher recomputes the exact values under one wrong assumption
+// rope_v2/hints_qk.hpp for one tensor: each matcher recomputes the exact values under one wrong assumption
 // a kernel commonly makes and, when the kernel's output equals them, adds a "hint: ..." note. A
 // hint is an observation about the shrunk case, never part of the verdict: the check failed on
 // the values alone. Matchers run only on a failing evaluation.
