@@ -26,7 +26,7 @@ TEST(ReportFiles, ListAtMostTheCapOfValuesPerTensor) {
   EXPECT_NE(json.find("\"values_omitted\": 100000"), std::string::npos);
   EXPECT_LT(json.size(), 100000u);  // not one entry per value
   for (const std::string* s : {&md, &html}) {
-    EXPECT_NE(s->find("q: 100000 values, not listed (over 65536 per tensor)"), std::string::npos);
+    EXPECT_NE(s->find("q: 100000 values, not listed (over 16384 per tensor)"), std::string::npos);
     EXPECT_LT(s->size(), 200000u);
   }
   // Read back, the tensor keeps its name and shape and has no values.

@@ -131,6 +131,14 @@ std::int64_t shrink_greedy(Ctx& ctx, const CheckDef<Case>& def, Case& best, Fail
   return steps;
 }
 
+// Cases of a check under --case-scale: its first round(cases x scale), at least one -- or, for a
+// check that may scale to none, floor(cases x scale).
+inline std::int64_t scaled_cases(std::int64_t cases, double scale, bool may_scale_to_none) {
+  const double x = static_cast<double>(cases) * scale;
+  if (may_scale_to_none) return static_cast<std::int64_t>(std::floor(x + 1e-9));
+  return std::max<std::int64_t>(1, std::llround(x));
+}
+
 inline std::string cut_reason(std::int64_t ran, std::int64_t planned) {
   return "the run's time cap was reached after " + std::to_string(ran) + " of " + std::to_string(planned) +
          " cases (raise --budget-seconds, or 0 for none)";
@@ -164,8 +172,8 @@ inline std::string reproduce_line(const VerifyOptions& o, const std::string& che
 template <class Case>
 AnyCheck make_check(CheckDef<Case> def) {
   AnyCheck a{def.name, def.clause, def.description, def.fn, {}, {}, {}, false, {}, {}};
-  a.planned = [cases = def.cases](const VerifyOptions& o) {
-    const std::int64_t n = std::max<std::int64_t>(1, std::llround(static_cast<double>(cases) * o.case_scale));
+  a.planned = [cases = def.cases, none = def.may_scale_to_none](const VerifyOptions& o) {
+    const std::int64_t n = detail::scaled_cases(cases, o.case_scale, none);
     const std::int64_t shards = std::max<std::int64_t>(1, o.shard_count);
     if (o.only_case >= 0) return static_cast<std::int64_t>(o.only_case < n && o.only_case % shards == o.shard_index);
     std::int64_t planned = 0;
@@ -183,7 +191,14 @@ AnyCheck make_check(CheckDef<Case> def) {
     const double t0 = now_seconds();
     GenParams gp{o.max_position, storage(def.fn)};
     if (ctx.domain) gp.max_position = max_position_for(*ctx.domain, res.scheme, o.max_position);
-    const std::int64_t n = std::max<std::int64_t>(1, std::llround(static_cast<double>(def.cases) * o.case_scale));
+    const std::int64_t n = detail::scaled_cases(def.cases, o.case_scale, def.may_scale_to_none);
+    if (n == 0) {
+      res.status = report::CheckStatus::Skipped;
+      res.reason = "--case-scale " + report::format_real(o.case_scale) + " runs none of its " +
+                   std::to_string(def.cases) + " production-size cases (" +
+                   report::format_real(1.0 / static_cast<double>(def.cases)) + " or more runs them)";
+      return res;
+    }
     const std::int64_t shards = std::max<std::int64_t>(1, o.shard_count);
     const std::int64_t planned = plan(o);
     res.planned = planned;
@@ -267,6 +282,14 @@ AnyCheck make_check(CheckDef<Case> def) {
       if (res.accuracy->worst) {
         res.accuracy->worst->reproduce =
             detail::reproduce_line(o, def.name) + " --case " + std::to_string(res.accuracy->worst->case_index);
+        // A production-size worst case is described by its arguments and its replay line: its
+        // 10^4-10^5 input values would travel from every lane and fill every report.
+        if (def.may_scale_to_none) {
+          for (auto& t : res.accuracy->worst->inputs) {
+            t.omitted = t.count();
+            t.values = {};
+          }
+        }
       }
     }
     if (ctx.max_ulps >= 0) res.max_ulps = ctx.max_ulps;
@@ -307,6 +330,7 @@ AnyCheck make_large_check(Fn fn, const std::string& clause, const std::string& d
                           std::function<std::optional<Failure>(Ctx&, const Case&)> evaluate) {
   CheckDef<Case> d{check_prefix(fn) + ".large", clause, description, fn, 2, std::move(gen), std::move(evaluate)};
   d.max_shrink_evals = kLargeShrinkEvals;
+  d.may_scale_to_none = true;  // the sanitizer stage's and the seed sweep's quick runs skip it
   d.candidates = [](const Case& c) { return shrink_candidates_large(c); };
   return make_check<Case>(std::move(d));
 }

@@ -121,7 +121,7 @@ CheckDef<Case> make_stateless_check(Fn fn, std::function<Case(Rng&, const GenPar
       prefix + ".stateless", "ABI-GEN-6",
       "the same call gives the same bits after other calls in the same process (larger positions, other "
       "shapes and parameters between)",
-      fn, 5,
+      fn, 3,
       [gen](Rng& r, const GenParams& p) {
         Case c = gen(r, p);
         stateless::prepare(c, r);

@@ -35,6 +35,10 @@ struct CaseCommon {
 std::string placement_note(std::int32_t placement);
 
 // Generator settings shared by every check.
+// Elements at most in one production-size case (the .large checks: output elements, or q + k
+// for the query+key forms); at least 2^15 where the case is not shaped by a head count.
+inline constexpr std::int64_t kLargeElements = std::int64_t{1} << 16;
+
 struct GenParams {
   std::int64_t max_position = 131072;  // largest position generated (inclusive)
   Storage storage = Storage::F32;      // the function's storage format (fit_storage after generation)

@@ -569,7 +569,7 @@ void add_memory_checks(std::vector<AnyCheck>& out, Fn fn,
       {p + ".stateless", "ABI-GEN-6",
        "the same call gives the same bits after other calls in the same process (other shapes, larger "
        "positions, another base, scale and cache between)",
-       fn, 5,
+       fn, 3,
        [gen](Rng& r, const GenParams& gp) {
          Case c = gen(r, gp);
          qkstate::prepare(c, r);

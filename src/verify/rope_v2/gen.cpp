@@ -421,12 +421,12 @@ RopeCacheCase gen_rope_cache(Rng& r, const GenParams& p) {
 namespace {
 
 // Reshapes a drawn case to production size (gen_rope_large's two kinds, v1/cases.hpp): even case
-// indices many token-heads (10,240 to 16,384 query token-heads, head_dim 4 to 16, GQA groups of
-// 1 to 8), odd ones a long prefill chunk of 64 or 128 lanes (2^15 to 2^16 elements in q and k).
+// indices many token-heads (10,240 to 16,384 query token-heads, head_dim 2 to 8, GQA groups of
+// 1 to 8), odd ones a long prefill chunk of 64 or 128 lanes (2^15 to 2^16 elements in q and k; many-head cases at most 2^16).
 // Views keep their drawn kind and gaps (strides derive from the shape).
 template <class C>
 void large_shape(Rng& r, const GenParams& p, C& c) {
-  static constexpr std::int64_t kShortDims[] = {4, 8, 16};
+  static constexpr std::int64_t kShortDims[] = {4, 8};
   static constexpr std::int64_t kManyHeads[] = {8, 16, 32, 64};
   static constexpr std::int64_t kGroup[] = {1, 2, 4, 8};
   std::int64_t rotary = 0;
@@ -436,8 +436,8 @@ void large_shape(Rng& r, const GenParams& p, C& c) {
     c.n_q_heads = r.pick(kManyHeads);
     c.n_kv_heads = c.n_q_heads / r.pick(kGroup);
     c.n_tokens = (r.range(10240, 16384) + c.n_q_heads - 1) / c.n_q_heads;
-    while (c.n_tokens * (c.n_q_heads + c.n_kv_heads) * c.head_dim > (std::int64_t{1} << 18) && c.head_dim > 4) {
-      c.head_dim /= 2;  // at most 2^18 elements in q and k
+    while (c.n_tokens * (c.n_q_heads + c.n_kv_heads) * c.head_dim > kLargeElements && c.head_dim > 2) {
+      c.head_dim /= 2;  // at most kLargeElements in q and k
     }
     rotary = c.head_dim;
   } else {
@@ -445,7 +445,7 @@ void large_shape(Rng& r, const GenParams& p, C& c) {
     rotary = r.chance(75) ? c.head_dim : c.head_dim / 2;
     c.n_q_heads = r.chance(50) ? 1 : 2;
     c.n_kv_heads = 1;
-    c.n_tokens = r.range(std::int64_t{1} << 15, std::int64_t{1} << 16) / ((c.n_q_heads + c.n_kv_heads) * c.head_dim);
+    c.n_tokens = r.range(std::int64_t{1} << 15, kLargeElements) / ((c.n_q_heads + c.n_kv_heads) * c.head_dim);
   }
   if (rotary != c.rotary_dim) gen_freq(r, c, rotary);  // an inv_freq table has rotary_dim / 2 entries
   c.rotary_dim = rotary;

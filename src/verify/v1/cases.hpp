@@ -69,8 +69,8 @@ RopeCase gen_rope(Rng& r, const GenParams& p);
 // Production-size valid RoPE cases (the .large checks, issue 20 finding 12): kernels switch code
 // paths by size (vLLM's multi-head-per-warp RoPE kernel from 10,240 token-heads on, vllm#51049),
 // while the value checks' cases stay under 16,384 elements. Even case indices: many token-heads
-// (10,240 to 16,384) of a short head (head_dim 4 to 16); odd ones: a long prefill chunk (128 to
-// 1,024 tokens) of a production head (64 or 128 lanes). 32k to 262k elements.
+// (10,240 to 16,384) of a short head (head_dim 2 to 8); odd ones: a long prefill chunk (128 to
+// 1,024 tokens) of a production head (64 or 128 lanes). 2^15 to kLargeElements (2^16) elements.
 RopeCase gen_rope_large(Rng& r, const GenParams& p);
 // The same for the biases and the learned table: 2^15 to 2^16 output elements; ALiBi and T5 as
 // many heads (12 to 64) of a prefill chunk or a few queries against thousands of keys; learned

@@ -189,19 +189,20 @@ RopeCase gen_rope(Rng& r, const GenParams& p) {
 
 RopeCase gen_rope_large(Rng& r, const GenParams& p) {
   RopeCase c = gen_rope(r, p);  // layout, base, scale, inv_freq drawn as for any case; shape below
-  static constexpr std::int64_t kShortDims[] = {4, 6, 8, 16};
+  static constexpr std::int64_t kShortDims[] = {4, 6, 8};
   static constexpr std::int64_t kManyHeads[] = {8, 12, 16, 32, 40, 64};
   std::int64_t rotary = 0;
   if (p.case_index % 2 == 0) {  // many token-heads
     c.head_dim = r.pick(kShortDims);
-    rotary = c.head_dim;
     c.n_heads = r.pick(kManyHeads);
     c.n_tokens = (r.range(10240, 16384) + c.n_heads - 1) / c.n_heads;
+    while (c.n_tokens * c.n_heads * c.head_dim > kLargeElements && c.head_dim > 2) c.head_dim -= 2;
+    rotary = c.head_dim;
   } else {  // a long prefill chunk of a production head
     c.head_dim = r.chance(50) ? 64 : 128;
     rotary = r.chance(75) ? c.head_dim : c.head_dim / 2;  // partial rotary (GPT-NeoX, ChatGLM)
     c.n_heads = r.chance(50) ? 1 : 2;
-    c.n_tokens = r.range(std::int64_t{1} << 15, std::int64_t{1} << 16) / (c.n_heads * c.head_dim);
+    c.n_tokens = r.range(std::int64_t{1} << 15, kLargeElements) / (c.n_heads * c.head_dim);
   }
   if (c.has_inv_freq && rotary != c.rotary_dim) {  // the table has rotary_dim / 2 entries
     c.has_inv_freq = false;
@@ -364,7 +365,7 @@ void large_sequence(Rng& r, const GenParams& p, std::int64_t n_q, std::int64_t n
 // among them) of a prefill chunk, odd ones a few queries against thousands of keys.
 void large_bias_shape(Rng& r, const GenParams& p, std::int64_t& heads, std::int64_t& n_q, std::int64_t& n_k) {
   static constexpr std::int64_t kManyHeads[] = {12, 16, 20, 24, 32, 40, 48, 64};
-  const std::int64_t elements = r.range(std::int64_t{1} << 15, std::int64_t{1} << 16);
+  const std::int64_t elements = r.range(std::int64_t{1} << 15, kLargeElements);
   if (p.case_index % 2 == 0) {
     heads = r.pick(kManyHeads);
     n_q = r.range(8, 32);
@@ -402,7 +403,7 @@ LearnedCase gen_learned_large(Rng& r, const GenParams& p) {
   static constexpr std::int64_t kModel[] = {256, 512, 768, 1024};
   LearnedCase c = gen_learned(r, p);
   c.d_model = r.pick(kModel);
-  c.n_tokens = (r.range(std::int64_t{1} << 15, std::int64_t{1} << 16) + c.d_model - 1) / c.d_model;
+  c.n_tokens = (r.range(std::int64_t{1} << 15, kLargeElements) + c.d_model - 1) / c.d_model;
   c.max_positions = p.case_index % 2 == 0 ? c.n_tokens : r.range(c.n_tokens, 2048);  // a GPT-2 sized table
   c.positions.resize(static_cast<std::size_t>(c.n_tokens));
   const std::int64_t s = r.range(0, c.max_positions - c.n_tokens);
