@@ -30,7 +30,7 @@ void expect_fail(const pecheck::VerifyResult& r, const std::string& name, const 
 // Clause: ABI-T5-1 ABI-T5-2 ABI-T5-3 ABI-SIN-1 ABI-SIN-2 ABI-LEARN-1 ABI-LEARN-2
 // Clause: ABI-GEN-2 ABI-GEN-3 ABI-GEN-4 ABI-GEN-5 ABI-GEN-6 ABI-GEN-7
 TEST(VerifyChecks, CorrectKernelPassesEveryCheck) {
-  auto o = vt::options({}, 0.25);
+  auto o = vt::options({}, 0.3);  // above 0.25: the .large checks run one of their two cases
   o.strict = true;  // this kernel checks every argument: both rejection tiers
   const auto r = vt::run_with(Bug::None, o);
   EXPECT_TRUE(r.passed());
@@ -174,7 +174,9 @@ TEST(VerifyChecks, OnlySelectsByNameSchemeOrFamily) {
   const auto r = vt::run_with(Bug::None, o);
   for (const auto& c : r.checks) {
     const bool want = c.scheme == "t5" || c.name.find(".reject.") != std::string::npos;
-    EXPECT_EQ(c.status != CheckStatus::Skipped, want) << c.name;
+    // t5.large is selected, but --case-scale 0.1 runs none of its two production-size cases.
+    const bool scaled_out = c.name == "t5.large" && c.reason.starts_with("--case-scale 0.1 runs none");
+    EXPECT_EQ(c.status != CheckStatus::Skipped || scaled_out, want) << c.name;
   }
 }
 

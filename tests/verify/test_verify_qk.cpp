@@ -249,7 +249,9 @@ TEST(VerifyQk, PluginLoadedThroughDlopenPassesEveryCheck) {
         c.function.find("pec_rope_cache") == std::string::npos) {
       continue;  // not selected
     }
-    const bool f16 = c.function.find("_f16") != std::string::npos;
+    // At --case-scale 0.2 the .large checks run none of their two cases (and say so).
+    const bool f16 = c.function.find("_f16") != std::string::npos ||
+                     (c.name.ends_with(".large") && c.reason.starts_with("--case-scale 0.2 runs none"));
     EXPECT_EQ(c.status, f16 ? CheckStatus::Skipped : CheckStatus::Pass)
         << c.name << ": " << c.reason << (c.counterexample ? c.counterexample->message : "");
     ran += c.status == CheckStatus::Pass;

@@ -65,8 +65,8 @@ struct CheckDef {
   // Shrinking evaluations at most (0: check_impl.hpp's default); production-size checks, whose
   // every evaluation is a large call and its oracle, shrink only a few steps.
   std::int64_t max_shrink_evals = 0;
-  // The case count scales down to none (floor(cases x --case-scale)) instead of at least one:
-  // a quick run (--case-scale below 1/cases) skips the check, saying so (the .large checks).
+  // The case count scales down to none (cases x --case-scale rounded half down) instead of at
+  // least one: a quick run (--case-scale <= 1/(2 cases)) skips the check, saying so (.large).
   bool may_scale_to_none = false;
   // Shrinking candidates of a case (empty: shrink_candidates, the family's cases.hpp).
   std::function<std::vector<Case>(const Case&)> candidates = {};

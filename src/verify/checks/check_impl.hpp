@@ -132,10 +132,10 @@ std::int64_t shrink_greedy(Ctx& ctx, const CheckDef<Case>& def, Case& best, Fail
 }
 
 // Cases of a check under --case-scale: its first round(cases x scale), at least one -- or, for a
-// check that may scale to none, floor(cases x scale).
+// check that may scale to none, cases x scale rounded half down (2 cases: none at 0.25 or below).
 inline std::int64_t scaled_cases(std::int64_t cases, double scale, bool may_scale_to_none) {
   const double x = static_cast<double>(cases) * scale;
-  if (may_scale_to_none) return static_cast<std::int64_t>(std::floor(x + 1e-9));
+  if (may_scale_to_none) return std::max<std::int64_t>(0, static_cast<std::int64_t>(std::ceil(x - 0.5 - 1e-9)));
   return std::max<std::int64_t>(1, std::llround(x));
 }
 
@@ -195,8 +195,8 @@ AnyCheck make_check(CheckDef<Case> def) {
     if (n == 0) {
       res.status = report::CheckStatus::Skipped;
       res.reason = "--case-scale " + report::format_real(o.case_scale) + " runs none of its " +
-                   std::to_string(def.cases) + " production-size cases (" +
-                   report::format_real(1.0 / static_cast<double>(def.cases)) + " or more runs them)";
+                   std::to_string(def.cases) + " production-size cases (above " +
+                   report::format_real(0.5 / static_cast<double>(def.cases)) + " runs them)";
       return res;
     }
     const std::int64_t shards = std::max<std::int64_t>(1, o.shard_count);
